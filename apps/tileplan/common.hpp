@@ -1,0 +1,50 @@
+// Shared plumbing for the subcommands: the user-error type, device selection
+// and output. The CLI is the only layer that prints or picks an exit code.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "tileplan/device.hpp"
+
+namespace tileplan::cli {
+
+// A mistake in the user's flags or files: reported as one line, exit status 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+inline void require(const std::optional<std::string>& error) {
+  if (error) throw UsageError(*error);
+}
+
+// --device, --sm-count and --smem-kb, shared by every subcommand that models a GPU.
+struct DeviceFlags {
+  std::string name = "h200";
+  std::string sm_count;  // empty: the preset's
+  std::string smem_kb;
+  void add_to(CLI::App& app, bool with_overrides = true);
+  Device resolve() const;  // throws UsageError
+};
+
+// Integers from flags: the whole text must be a base-10 integer that fits in
+// 64 bits; otherwise UsageError naming the flag.
+int64_t parse_int(std::string_view flag, std::string_view text);
+// A comma-separated list of integers ("64,128,256"); empty items are errors.
+std::vector<int64_t> parse_int_list(std::string_view flag, std::string_view text);
+// A size in bytes with an optional K/KB/KiB (x1024) or M/MB/MiB (x1048576) suffix.
+int64_t parse_bytes(std::string_view flag, std::string_view text);
+
+// Writes `text` to stdout, or to `path` when it is not empty (throws UsageError).
+void emit(const std::string& text, const std::string& path = "");
+
+// Each subcommand registers itself on the app and runs when selected.
+void register_tile(CLI::App& app);
+void register_devices(CLI::App& app);
+
+}  // namespace tileplan::cli

@@ -1,0 +1,65 @@
+// Speed of the tile decision. Targets (README): <= 50 ns per configuration,
+// one default 900-configuration sweep <= 50 us, 10,000 shapes < 1 s with output.
+#include <benchmark/benchmark.h>
+
+#include <string>
+
+#include "tileplan/gemm.hpp"
+#include "tileplan/render/tile.hpp"
+
+namespace tileplan {
+namespace {
+
+const Device& h200() {
+  static const Device d = *find_device("h200");
+  return d;
+}
+
+// One default sweep of one shape, from scratch (C1-C3 included).
+void BM_SweepDefault(benchmark::State& state) {
+  const SearchSpace space;
+  const GemmProblem p{4096, 4096, 4096};
+  for (auto _ : state) {
+    auto r = sweep(p, h200(), Instr::wgmma, space, 15);
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["ns_per_config"] =
+      benchmark::Counter(static_cast<double>(space.size()), benchmark::Counter::kIsIterationInvariantRate |
+                                                                benchmark::Counter::kInvert);
+  state.counters["ns_per_config"] = benchmark::Counter(
+      static_cast<double>(state.iterations() * space.size()), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_SweepDefault)->Unit(benchmark::kMicrosecond);
+
+// Batch planning: the Planner reused across shapes, JSON Lines output included.
+void BM_BatchShapesWithJson(benchmark::State& state) {
+  const Planner planner(h200(), Instr::wgmma, SearchSpace{});
+  render::TileReport report;
+  report.device = &h200();
+  report.space_size = SearchSpace{}.size();
+  std::vector<Verdict> all;
+  std::string out;
+  int64_t shapes = 0;
+  for (auto _ : state) {
+    out.clear();
+    for (int i = 0; i < 1000; ++i) {
+      const GemmProblem p{16 + 16 * (i % 512), 4096 + 64 * (i % 7), 1024 + 512 * (i % 15)};
+      report.problem = p;
+      planner.plan_into(p, 0, all);
+      report.feasible_count = all.size();
+      if (all.size() > 15) all.resize(15);
+      report.candidates.swap(all);
+      render::append_tile_json_line(report, out);
+      report.candidates.swap(all);
+      out += '\n';
+      ++shapes;
+    }
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.counters["us_per_shape"] =
+      benchmark::Counter(static_cast<double>(shapes) * 1e-6, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_BatchShapesWithJson)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace tileplan

@@ -1,0 +1,85 @@
+// A GPU as a plain value: every hardware number the models use, each preset
+// field with the document it came from.
+//
+// The field list is written once (TILEPLAN_DEVICE_FIELDS) and expands into the
+// struct members, the per-field source table and the `tileplan devices`
+// listing, so a field cannot exist without a name, a unit and a source.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tileplan {
+
+// X(type, name, unit, description)
+#define TILEPLAN_DEVICE_FIELDS(X)                                                              \
+  X(int64_t, compute_capability, "", "compute capability x10 (sm_XY)")                          \
+  X(int64_t, sm_count, "SMs", "streaming multiprocessors")                                      \
+  X(int64_t, smem_per_sm_bytes, "B", "shared memory per SM (largest carveout)")                 \
+  X(int64_t, smem_per_block_max_bytes, "B", "shared memory per block (opt-in maximum)")         \
+  X(int64_t, smem_reserved_per_block_bytes, "B", "shared memory the system reserves per block") \
+  X(int64_t, smem_alloc_unit_bytes, "B", "shared memory allocation granularity")                \
+  X(int64_t, regs_per_sm, "regs", "32-bit registers per SM")                                    \
+  X(int64_t, regs_per_block_max, "regs", "32-bit registers per block")                          \
+  X(int64_t, regs_per_thread_max, "regs", "registers per thread")                               \
+  X(int64_t, reg_alloc_unit, "regs", "register allocation unit per warp")                       \
+  X(int64_t, warp_alloc_granularity, "warps", "warps are allocated in groups of")               \
+  X(int64_t, max_threads_per_sm, "threads", "resident threads per SM")                          \
+  X(int64_t, max_threads_per_block, "threads", "threads per block")                             \
+  X(int64_t, max_blocks_per_sm, "blocks", "resident blocks per SM")                             \
+  X(int64_t, max_warps_per_sm, "warps", "resident warps per SM")                                \
+  X(int64_t, warp_size, "threads", "threads per warp")                                          \
+  X(double, tensor_fp16_tflops, "TFLOP/s", "peak dense fp16/bf16 tensor throughput, fp32 accumulate") \
+  X(double, dram_bandwidth_gbps, "GB/s", "DRAM bandwidth")                                      \
+  X(int64_t, l2_bytes, "B", "L2 cache")                                                         \
+  X(double, boost_clock_mhz, "MHz", "maximum SM clock")
+
+enum class DeviceField : std::size_t {
+#define TILEPLAN_X(type, name, unit, desc) name,
+  TILEPLAN_DEVICE_FIELDS(TILEPLAN_X)
+#undef TILEPLAN_X
+      count_
+};
+inline constexpr std::size_t kDeviceFieldCount = static_cast<std::size_t>(DeviceField::count_);
+
+struct Device {
+  std::string name;   // preset key, e.g. "h200"
+  std::string label;  // e.g. "NVIDIA H200 SXM (sm_90)"
+#define TILEPLAN_X(type, name, unit, desc) type name{};
+  TILEPLAN_DEVICE_FIELDS(TILEPLAN_X)
+#undef TILEPLAN_X
+  // Where each field's value comes from, indexed by DeviceField.
+  std::array<std::string, kDeviceFieldCount> source{};
+  // Shared-memory carveout steps the SM can be configured to, in KB (ascending).
+  std::vector<int64_t> smem_carveout_kb;
+  std::string carveout_source;
+};
+
+// One row of a device description, for listings.
+struct DeviceFieldView {
+  std::string_view name;
+  std::string_view unit;
+  std::string_view description;
+  double value;
+  bool integral;
+  std::string_view source;
+};
+std::vector<DeviceFieldView> describe(const Device& d);
+
+// Presets, in listing order. The first is the default (h200).
+const std::vector<Device>& device_presets();
+std::optional<Device> find_device(std::string_view name);
+std::string device_names();  // "h200, h100-sxm, ..." for error messages
+
+// The reference script's --smem-kb override: the SM has `kb` KB and one block
+// may use all of it but the 1 KB the system reserves.
+//   Requires: kb >= 1.
+void override_smem_kb(Device& d, int64_t kb);
+void override_sm_count(Device& d, int64_t sms);
+
+}  // namespace tileplan

@@ -1,0 +1,254 @@
+#include "tileplan/device.hpp"
+
+#include <fmt/format.h>
+
+namespace tileplan {
+namespace {
+
+// Sources, cited once and referred to by every preset that uses them.
+constexpr const char* kCudaGuideCC =
+    "CUDA C++ Programming Guide, 'Technical Specifications per Compute Capability'";
+constexpr const char* kHopperTuning =
+    "NVIDIA Hopper Tuning Guide, 'Shared Memory' (228 KB per SM, 227 KB per block)";
+constexpr const char* kAmpereTuning =
+    "NVIDIA Ampere Tuning Guide, 'Shared Memory' (164 KB per SM, 163 KB per block)";
+constexpr const char* kAdaTuning =
+    "NVIDIA Ada Tuning Guide, 'Shared Memory' (100 KB per SM, 99 KB per block)";
+constexpr const char* kReservedSmem =
+    "CUDA C++ Programming Guide, 'Shared Memory' (1 KB reserved per block on cc 8.0+); "
+    "cuda_occupancy.h reservedSharedMemPerBlock";
+constexpr const char* kOccHeader = "cuda_occupancy.h (CUDA 13.0), cudaOccDeviceProp defaults";
+constexpr const char* kH200Props =
+    "CUDA device properties read on an H200 (data/h200-triton/README.md): 233472 B per SM, "
+    "232448 B per block opt-in";
+constexpr const char* kH200Sheet = "NVIDIA H200 Tensor Core GPU datasheet (SXM)";
+constexpr const char* kH100Sheet = "NVIDIA H100 Tensor Core GPU datasheet";
+constexpr const char* kH100Paper = "NVIDIA H100 Tensor Core GPU Architecture whitepaper";
+constexpr const char* kA100Sheet = "NVIDIA A100 Tensor Core GPU datasheet (80 GB SXM)";
+constexpr const char* kA100Paper = "NVIDIA A100 Tensor Core GPU Architecture whitepaper";
+constexpr const char* kL40SSheet = "NVIDIA L40S datasheet";
+constexpr const char* kAdaPaper = "NVIDIA Ada GPU Architecture whitepaper, Appendix A";
+
+using F = DeviceField;
+
+void set(Device& d, F f, const char* src) { d.source[static_cast<std::size_t>(f)] = src; }
+
+// Fields shared by every preset here (cc 8.0 and later).
+void common_limits(Device& d) {
+  d.regs_per_sm = 65536;
+  d.regs_per_block_max = 65536;
+  d.regs_per_thread_max = 255;
+  d.reg_alloc_unit = 256;
+  d.warp_alloc_granularity = 4;
+  d.max_threads_per_block = 1024;
+  d.warp_size = 32;
+  d.smem_reserved_per_block_bytes = 1024;
+  d.smem_alloc_unit_bytes = 128;
+  for (F f : {F::regs_per_sm, F::regs_per_block_max, F::regs_per_thread_max, F::max_threads_per_block,
+              F::warp_size})
+    set(d, f, kCudaGuideCC);
+  set(d, F::reg_alloc_unit, kOccHeader);
+  set(d, F::warp_alloc_granularity, kOccHeader);
+  set(d, F::smem_alloc_unit_bytes, kOccHeader);
+  set(d, F::smem_reserved_per_block_bytes, kReservedSmem);
+}
+
+void hopper(Device& d) {
+  common_limits(d);
+  d.compute_capability = 90;
+  d.smem_per_sm_bytes = 228 * 1024;
+  d.smem_per_block_max_bytes = 227 * 1024;
+  d.max_threads_per_sm = 2048;
+  d.max_blocks_per_sm = 32;
+  d.max_warps_per_sm = 64;
+  d.smem_carveout_kb = {0, 8, 16, 32, 64, 100, 132, 164, 196, 228};
+  d.carveout_source = "CUDA C++ Programming Guide, 'Shared Memory' for compute capability 9.0";
+  set(d, F::compute_capability, kCudaGuideCC);
+  set(d, F::smem_per_sm_bytes, kHopperTuning);
+  set(d, F::smem_per_block_max_bytes, kHopperTuning);
+  for (F f : {F::max_threads_per_sm, F::max_blocks_per_sm, F::max_warps_per_sm}) set(d, f, kCudaGuideCC);
+}
+
+Device h200() {
+  Device d;
+  d.name = "h200";
+  d.label = "NVIDIA H200 SXM (sm_90)";
+  hopper(d);
+  set(d, F::smem_per_sm_bytes, kH200Props);
+  set(d, F::smem_per_block_max_bytes, kH200Props);
+  d.sm_count = 132;
+  d.tensor_fp16_tflops = 989.4;
+  d.dram_bandwidth_gbps = 4800;
+  d.l2_bytes = 60ll * 1024 * 1024;
+  d.boost_clock_mhz = 1980;
+  set(d, F::sm_count, "CUDA device properties read on an H200 (multiProcessorCount = 132)");
+  set(d, F::tensor_fp16_tflops, kH200Sheet);
+  set(d, F::dram_bandwidth_gbps, kH200Sheet);
+  set(d, F::l2_bytes, "CUDA device properties read on an H200 (l2CacheSize, 60 MiB)");
+  set(d, F::boost_clock_mhz, "nvidia-smi on an H200 under load (1980 MHz); H100 whitepaper max boost");
+  return d;
+}
+
+Device h100_sxm() {
+  Device d;
+  d.name = "h100-sxm";
+  d.label = "NVIDIA H100 SXM5 80GB (sm_90)";
+  hopper(d);
+  d.sm_count = 132;
+  d.tensor_fp16_tflops = 989.4;
+  d.dram_bandwidth_gbps = 3350;
+  d.l2_bytes = 50ll * 1024 * 1024;
+  d.boost_clock_mhz = 1980;
+  set(d, F::sm_count, kH100Paper);
+  set(d, F::tensor_fp16_tflops, kH100Sheet);
+  set(d, F::dram_bandwidth_gbps, kH100Sheet);
+  set(d, F::l2_bytes, kH100Paper);
+  set(d, F::boost_clock_mhz, kH100Paper);
+  return d;
+}
+
+Device h100_pcie() {
+  Device d;
+  d.name = "h100-pcie";
+  d.label = "NVIDIA H100 PCIe 80GB (sm_90)";
+  hopper(d);
+  d.sm_count = 114;
+  d.tensor_fp16_tflops = 756.5;
+  d.dram_bandwidth_gbps = 2000;
+  d.l2_bytes = 50ll * 1024 * 1024;
+  d.boost_clock_mhz = 1755;
+  set(d, F::sm_count, kH100Paper);
+  set(d, F::tensor_fp16_tflops, kH100Sheet);
+  set(d, F::dram_bandwidth_gbps, kH100Sheet);
+  set(d, F::l2_bytes, kH100Paper);
+  set(d, F::boost_clock_mhz, kH100Paper);
+  return d;
+}
+
+Device a100_sxm() {
+  Device d;
+  d.name = "a100-sxm";
+  d.label = "NVIDIA A100 SXM4 80GB (sm_80)";
+  common_limits(d);
+  d.compute_capability = 80;
+  d.smem_per_sm_bytes = 164 * 1024;
+  d.smem_per_block_max_bytes = 163 * 1024;
+  d.max_threads_per_sm = 2048;
+  d.max_blocks_per_sm = 32;
+  d.max_warps_per_sm = 64;
+  d.smem_carveout_kb = {0, 8, 16, 32, 64, 100, 132, 164};
+  d.carveout_source = "CUDA C++ Programming Guide, 'Shared Memory' for compute capability 8.0";
+  d.sm_count = 108;
+  d.tensor_fp16_tflops = 312;
+  d.dram_bandwidth_gbps = 2039;
+  d.l2_bytes = 40ll * 1024 * 1024;
+  d.boost_clock_mhz = 1410;
+  set(d, F::compute_capability, kCudaGuideCC);
+  set(d, F::smem_per_sm_bytes, kAmpereTuning);
+  set(d, F::smem_per_block_max_bytes, kAmpereTuning);
+  for (F f : {F::max_threads_per_sm, F::max_blocks_per_sm, F::max_warps_per_sm}) set(d, f, kCudaGuideCC);
+  set(d, F::sm_count, kA100Paper);
+  set(d, F::tensor_fp16_tflops, kA100Sheet);
+  set(d, F::dram_bandwidth_gbps, kA100Sheet);
+  set(d, F::l2_bytes, kA100Paper);
+  set(d, F::boost_clock_mhz, kA100Paper);
+  return d;
+}
+
+void ada(Device& d) {
+  common_limits(d);
+  d.compute_capability = 89;
+  d.smem_per_sm_bytes = 100 * 1024;
+  d.smem_per_block_max_bytes = 99 * 1024;
+  d.max_threads_per_sm = 1536;
+  d.max_blocks_per_sm = 24;
+  d.max_warps_per_sm = 48;
+  d.smem_carveout_kb = {0, 8, 16, 32, 64, 100};
+  d.carveout_source = "CUDA C++ Programming Guide, 'Shared Memory' for compute capability 8.9";
+  set(d, F::compute_capability, kCudaGuideCC);
+  set(d, F::smem_per_sm_bytes, kAdaTuning);
+  set(d, F::smem_per_block_max_bytes, kAdaTuning);
+  for (F f : {F::max_threads_per_sm, F::max_blocks_per_sm, F::max_warps_per_sm}) set(d, f, kCudaGuideCC);
+}
+
+Device l40s() {
+  Device d;
+  d.name = "l40s";
+  d.label = "NVIDIA L40S (sm_89)";
+  ada(d);
+  d.sm_count = 142;
+  d.tensor_fp16_tflops = 362.05;
+  d.dram_bandwidth_gbps = 864;
+  d.l2_bytes = 96ll * 1024 * 1024;
+  d.boost_clock_mhz = 2520;
+  set(d, F::sm_count, kAdaPaper);
+  set(d, F::tensor_fp16_tflops, kL40SSheet);
+  set(d, F::dram_bandwidth_gbps, kL40SSheet);
+  set(d, F::l2_bytes, kAdaPaper);
+  set(d, F::boost_clock_mhz, kL40SSheet);
+  return d;
+}
+
+Device rtx_4090() {
+  Device d;
+  d.name = "rtx-4090";
+  d.label = "NVIDIA GeForce RTX 4090 (sm_89)";
+  ada(d);
+  d.sm_count = 128;
+  d.tensor_fp16_tflops = 165.2;  // fp32 accumulate runs at half the fp16-accumulate rate
+  d.dram_bandwidth_gbps = 1008;
+  d.l2_bytes = 72ll * 1024 * 1024;
+  d.boost_clock_mhz = 2520;
+  for (F f : {F::sm_count, F::tensor_fp16_tflops, F::dram_bandwidth_gbps, F::l2_bytes, F::boost_clock_mhz})
+    set(d, f, kAdaPaper);
+  return d;
+}
+
+}  // namespace
+
+const std::vector<Device>& device_presets() {
+  static const std::vector<Device> presets = {h200(), h100_sxm(), h100_pcie(), a100_sxm(), l40s(), rtx_4090()};
+  return presets;
+}
+
+std::optional<Device> find_device(std::string_view name) {
+  for (const Device& d : device_presets())
+    if (d.name == name) return d;
+  return std::nullopt;
+}
+
+std::string device_names() {
+  std::string out;
+  for (const Device& d : device_presets()) {
+    if (!out.empty()) out += ", ";
+    out += d.name;
+  }
+  return out;
+}
+
+std::vector<DeviceFieldView> describe(const Device& d) {
+  std::vector<DeviceFieldView> rows;
+  rows.reserve(kDeviceFieldCount);
+#define TILEPLAN_X(type, fname, unit, desc)                                                       \
+  rows.push_back(DeviceFieldView{#fname, unit, desc, static_cast<double>(d.fname),               \
+                                 std::is_integral_v<type>,                                        \
+                                 d.source[static_cast<std::size_t>(DeviceField::fname)]});
+  TILEPLAN_DEVICE_FIELDS(TILEPLAN_X)
+#undef TILEPLAN_X
+  return rows;
+}
+
+void override_smem_kb(Device& d, int64_t kb) {
+  d.smem_per_sm_bytes = kb * 1024;
+  d.smem_per_block_max_bytes = kb * 1024 - 1024;
+  const std::string src = fmt::format("--smem-kb {} (block maximum: {} KB less the 1 KB reserve)", kb, kb);
+  d.source[static_cast<std::size_t>(DeviceField::smem_per_sm_bytes)] = src;
+  d.source[static_cast<std::size_t>(DeviceField::smem_per_block_max_bytes)] = src;
+}
+
+void override_sm_count(Device& d, int64_t sms) {
+  d.sm_count = sms;
+  d.source[static_cast<std::size_t>(DeviceField::sm_count)] = fmt::format("--sm-count {}", sms);
+}
+
+}  // namespace tileplan

@@ -1,0 +1,261 @@
+#include "tileplan/render/tile.hpp"
+
+#include <iterator>
+
+#include <fmt/format.h>
+
+namespace tileplan::render {
+namespace {
+
+using Out = std::back_insert_iterator<std::string>;
+
+std::string kb(int64_t bytes) { return fmt::format("{:.1f}", static_cast<double>(bytes) / 1024.0); }
+
+void device_json(std::string& s, const Device& d) {
+  Out o(s);
+  s += "{\"name\":";
+  append_json_string(s, d.name);
+  s += ",\"label\":";
+  append_json_string(s, d.label);
+  for (const DeviceFieldView& f : describe(d)) {
+    s += ",\"";
+    s += f.name;
+    s += "\":";
+    if (f.integral)
+      fmt::format_to(o, "{}", static_cast<int64_t>(f.value));
+    else
+      fmt::format_to(o, "{}", f.value);
+  }
+  s += '}';
+}
+
+void findings_json(std::string& s, const FindingList& list, const TileConfig& cfg) {
+  s += '[';
+  bool first = true;
+  for (const Finding& f : list) {
+    if (!first) s += ',';
+    first = false;
+    append_json_string(s, message(f, cfg));
+  }
+  s += ']';
+}
+
+void candidate_json(std::string& s, const Verdict& v) {
+  const TileConfig& c = v.config;
+  Out o(s);
+  fmt::format_to(o,
+                 "{{\"block_m\":{},\"block_n\":{},\"block_k\":{},\"stages\":{},\"threads\":{},\"instr\":\"{}\","
+                 "\"smem_per_stage_bytes\":{},\"smem_bytes\":{},\"accum_per_thread\":{},\"regs_per_thread\":{},"
+                 "\"regs_per_block\":{},\"blocks_by_regs\":{},\"blocks_by_smem\":{},\"blocks_by_threads\":{},"
+                 "\"blocks_per_sm\":{},\"binding\":\"{}\",\"grid\":{},\"waves\":{},\"last_wave_fill\":{},"
+                 "\"dram_bytes\":{},\"failures\":",
+                 c.block_m, c.block_n, c.block_k, c.stages, c.threads, to_string(c.instr), v.smem_per_stage_bytes,
+                 v.smem_bytes, v.accum_per_thread, v.regs_per_thread, v.regs_per_block, v.blocks_by_regs,
+                 v.blocks_by_smem, v.blocks_by_threads, v.blocks_per_sm, to_string(v.binding), v.grid, v.waves,
+                 v.last_wave_fill, v.dram_bytes);
+  findings_json(s, v.failures, c);
+  s += ",\"warnings\":";
+  findings_json(s, v.warnings, c);
+  s += '}';
+}
+
+void report_json(std::string& s, const TileReport& r) {
+  Out o(s);
+  s += "{\"device\":";
+  device_json(s, *r.device);
+  const GemmProblem& p = r.problem;
+  fmt::format_to(o,
+                 ",\"problem\":{{\"m\":{},\"n\":{},\"k\":{},\"elem_bytes\":{},\"accum_bytes\":{},\"instr\":\"{}\"}}"
+                 ",\"model\":\"{}\",\"mode\":\"{}\",\"space_size\":{},\"feasible\":{},\"candidates\":[",
+                 p.m, p.n, p.k, p.elem_bytes, p.accum_bytes, to_string(r.instr), to_string(r.model),
+                 r.diagnose ? "diagnose" : "sweep", r.space_size, r.feasible_count);
+  bool first = true;
+  for (const Verdict& v : r.candidates) {
+    if (!first) s += ',';
+    first = false;
+    candidate_json(s, v);
+  }
+  s += "]}";
+}
+
+std::string header(const TileReport& r) {
+  const Device& d = *r.device;
+  const GemmProblem& p = r.problem;
+  return fmt::format(
+      "problem  {}x{}x{} (MxNxK)  fp16 in, fp32 accumulate  instr={}  model={}\n"
+      "device   {} [{}]: {} SMs, {} KB shared/SM, {} KB/block, {} regs/SM\n",
+      p.m, p.n, p.k, to_string(r.instr), to_string(r.model), d.label, d.name, d.sm_count,
+      kb(d.smem_per_sm_bytes), kb(d.smem_per_block_max_bytes), d.regs_per_sm);
+}
+
+std::string short_notes(const Verdict& v) {
+  std::string notes;
+  for (const Finding& f : v.warnings) {
+    if (!notes.empty()) notes += ", ";
+    notes += f.kind == FindingKind::tail_wave ? "C4 tail" : "C4 grid<SMs";
+  }
+  return notes;
+}
+
+std::string sweep_text(const TileReport& r) {
+  std::string s = header(r);
+  Out o(s);
+  fmt::format_to(o, "feasible {} of {} configurations; ", r.feasible_count, r.space_size);
+  if (r.candidates.size() < r.feasible_count)
+    fmt::format_to(o, "the best {} by least DRAM traffic, then more blocks/SM, then less shared memory\n\n",
+                   r.candidates.size());
+  else
+    s += "all of them, by least DRAM traffic, then more blocks/SM, then less shared memory\n\n";
+  if (r.candidates.empty()) {
+    s += "no configuration satisfies C1-C3: widen the search space or diagnose one configuration\n";
+    return s;
+  }
+  fmt::format_to(o, "{:>4} {:>7} {:>7} {:>7} {:>6} {:>7} {:>8} {:>8} {:>6} {:>7} {:>6} {:>9} {:>10}  {}\n",
+                 "rank", "block_M", "block_N", "block_K", "stages", "threads", "smem KB", "regs/thr", "blk/SM",
+                 "binding", "waves", "last wave", "traffic MB", "notes");
+  int rank = 0;
+  for (const Verdict& v : r.candidates) {
+    const TileConfig& c = v.config;
+    fmt::format_to(o, "{:>4} {:>7} {:>7} {:>7} {:>6} {:>7} {:>8} {:>8} {:>6} {:>7} {:>6} {:>8.0f}% {:>10.1f}  {}\n",
+                   ++rank, c.block_m, c.block_n, c.block_k, c.stages, c.threads, kb(v.smem_bytes),
+                   v.regs_per_thread, v.blocks_per_sm, to_string(v.binding), v.waves, v.last_wave_fill * 100.0,
+                   v.dram_bytes / 1e6, short_notes(v));
+  }
+  const Verdict& best = r.candidates.front();
+  fmt::format_to(o,
+                 "\nnext: tileplan tile --diagnose --m {} --n {} --k {} --instr {} --block-m {} --block-n {} "
+                 "--block-k {} --stages {} --threads {}\n",
+                 r.problem.m, r.problem.n, r.problem.k, to_string(r.instr), best.config.block_m,
+                 best.config.block_n, best.config.block_k, best.config.stages, best.config.threads);
+  return s;
+}
+
+// One verdict line per constraint: OK / FAIL / WARN, the numbers behind it,
+// and the messages of every finding under it.
+std::string diagnose_text(const TileReport& r) {
+  std::string s = header(r);
+  Out o(s);
+  const Verdict& v = r.candidates.front();
+  const TileConfig& c = v.config;
+  const Device& d = *r.device;
+  const InstrShape is = instr_shape(c.instr);
+  fmt::format_to(o, "config   block {}x{}x{}, {} stages, {} threads ({} warps), {}\n\n", c.block_m, c.block_n,
+                 c.block_k, c.stages, c.threads, c.threads / d.warp_size, to_string(c.instr));
+
+  auto status = [&](Constraint id, bool warnings_only) -> std::string_view {
+    for (const Finding& f : v.failures)
+      if (constraint_of(f.kind) == id) return "FAIL";
+    if (warnings_only)
+      for (const Finding& f : v.warnings)
+        if (constraint_of(f.kind) == id) return "WARN";
+    return "ok";
+  };
+  auto details = [&](Constraint id) {
+    for (const Finding& f : v.failures)
+      if (constraint_of(f.kind) == id) fmt::format_to(o, "          FAIL {}\n", message(f, c));
+    for (const Finding& f : v.warnings)
+      if (constraint_of(f.kind) == id) fmt::format_to(o, "          warn {}\n", message(f, c));
+  };
+
+  fmt::format_to(o, "C3 instruction shape  {:<4}  block a multiple of {}x{}x{}, threads of {}\n",
+                 status(Constraint::C3, false), is.m, is.n, is.k, is.threads);
+  details(Constraint::C3);
+  fmt::format_to(o, "C1 shared memory      {:<4}  {} KB/stage x {} stages = {} KB (block limit {} KB)\n",
+                 status(Constraint::C1, false), kb(v.smem_per_stage_bytes), c.stages, kb(v.smem_bytes),
+                 kb(d.smem_per_block_max_bytes));
+  details(Constraint::C1);
+  fmt::format_to(o, "C2 registers          {:<4}  {} accumulators/thread -> {} regs/thread, {} regs/block\n",
+                 status(Constraint::C2, false), v.accum_per_thread, v.regs_per_thread, v.regs_per_block);
+  details(Constraint::C2);
+  fmt::format_to(o,
+                 "   occupancy               blocks/SM by regs {}, by smem {}, by threads {}, limit {} -> {}"
+                 " (binding: {})\n",
+                 v.blocks_by_regs, v.blocks_by_smem, v.blocks_by_threads, d.max_blocks_per_sm, v.blocks_per_sm,
+                 v.binding == Resource::none ? "none fits" : to_string(v.binding));
+  fmt::format_to(o, "C4 parallelism        {:<4}  {} tiles over {} resident blocks -> {} wave(s), last {:.1f}% full\n",
+                 status(Constraint::C4, true), v.grid, v.blocks_per_sm * d.sm_count, v.waves,
+                 v.last_wave_fill * 100.0);
+  details(Constraint::C4);
+  fmt::format_to(o, "   DRAM traffic            {:.1f} MB\n\n", v.dram_bytes / 1e6);
+  if (!v.failures.empty()) {
+    fmt::format_to(o, "verdict  INFEASIBLE: binding constraint {} ({} failure(s))\n",
+                   to_string(constraint_of(v.failures.begin()->kind)), v.failures.size);
+  } else if (!v.warnings.empty()) {
+    fmt::format_to(o, "verdict  feasible; C4 warns; occupancy bound by {}\n", to_string(v.binding));
+  } else {
+    fmt::format_to(o, "verdict  feasible: all four constraints hold; occupancy bound by {}\n",
+                   to_string(v.binding));
+  }
+  return s;
+}
+
+void csv_findings(std::string& s, const FindingList& list, const TileConfig& c) {
+  std::string joined;
+  for (const Finding& f : list) {
+    if (!joined.empty()) joined += "; ";
+    joined += message(f, c);
+  }
+  s += '"';
+  for (char ch : joined) {
+    if (ch == '"') s += '"';
+    s += ch;
+  }
+  s += '"';
+}
+
+}  // namespace
+
+void append_json_string(std::string& out, std::string_view str) {
+  out += '"';
+  for (char ch : str) {
+    const auto u = static_cast<unsigned char>(ch);
+    switch (ch) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (u < 0x20)
+          fmt::format_to(std::back_inserter(out), "\\u{:04x}", u);
+        else
+          out += ch;
+    }
+  }
+  out += '"';
+}
+
+std::string tile_text(const TileReport& r) { return r.diagnose ? diagnose_text(r) : sweep_text(r); }
+
+std::string tile_json(const TileReport& r) {
+  std::string s;
+  report_json(s, r);
+  s += '\n';
+  return s;
+}
+
+void append_tile_json_line(const TileReport& r, std::string& out) { report_json(out, r); }
+
+std::string tile_csv(const TileReport& r) {
+  std::string s =
+      "rank,block_m,block_n,block_k,stages,threads,instr,smem_per_stage_bytes,smem_bytes,accum_per_thread,"
+      "regs_per_thread,regs_per_block,blocks_by_regs,blocks_by_smem,blocks_by_threads,blocks_per_sm,binding,"
+      "grid,waves,last_wave_fill,dram_bytes,failures,warnings\n";
+  Out o(s);
+  int rank = 0;
+  for (const Verdict& v : r.candidates) {
+    const TileConfig& c = v.config;
+    fmt::format_to(o, "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},", ++rank, c.block_m,
+                   c.block_n, c.block_k, c.stages, c.threads, to_string(c.instr), v.smem_per_stage_bytes,
+                   v.smem_bytes, v.accum_per_thread, v.regs_per_thread, v.regs_per_block, v.blocks_by_regs,
+                   v.blocks_by_smem, v.blocks_by_threads, v.blocks_per_sm, to_string(v.binding), v.grid, v.waves,
+                   v.last_wave_fill, v.dram_bytes);
+    csv_findings(s, v.failures, c);
+    s += ',';
+    csv_findings(s, v.warnings, c);
+    s += '\n';
+  }
+  return s;
+}
+
+}  // namespace tileplan::render

@@ -1,0 +1,111 @@
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "run_cli.hpp"
+
+namespace tileplan::test {
+namespace {
+
+using nlohmann::json;
+
+TEST(TileCli, Defaults_PrintRankedTable) {
+  const CliResult r = run_cli("tile");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("rank"), std::string::npos);
+  EXPECT_NE(r.out.find("binding"), std::string::npos);
+  EXPECT_TRUE(r.err.empty()) << r.err;
+}
+
+TEST(TileCli, Json_HasStableSchema) {
+  const CliResult r = run_cli("tile --format json --topk 5");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = json::parse(r.out);
+  ASSERT_TRUE(j.contains("device"));
+  ASSERT_TRUE(j.contains("problem"));
+  ASSERT_EQ(j["candidates"].size(), 5u);
+  for (const char* key : {"block_m", "block_n", "block_k", "stages", "threads", "instr", "smem_per_stage_bytes",
+                          "smem_bytes", "accum_per_thread", "regs_per_thread", "regs_per_block", "blocks_by_regs",
+                          "blocks_by_smem", "blocks_by_threads", "blocks_per_sm", "binding", "grid", "waves",
+                          "last_wave_fill", "dram_bytes", "failures", "warnings"})
+    EXPECT_TRUE(j["candidates"][0].contains(key)) << key;
+}
+
+TEST(TileCli, TopkZero_KeepsAllFeasible) {
+  const json j = json::parse(run_cli("tile --format json --topk 0").out);
+  EXPECT_EQ(j["candidates"].size(), j["feasible"].get<size_t>());
+  EXPECT_GT(j["candidates"].size(), 15u);
+}
+
+TEST(TileCli, Lists_RestrictTheSweep) {
+  const CliResult r =
+      run_cli("tile --format json --topk 0 --block-m 64,128 --block-n 128 --block-k 64 --stages 3 --threads 128,256");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["space_size"], 4);
+  for (const json& c : j["candidates"]) {
+    EXPECT_TRUE(c["block_m"] == 64 || c["block_m"] == 128);
+    EXPECT_EQ(c["block_n"], 128);
+  }
+}
+
+TEST(TileCli, Diagnose_NamesEachConstraint) {
+  const CliResult r = run_cli("tile --diagnose --block-m 256 --block-n 256 --block-k 128 --stages 4 --threads 128");
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* id : {"C1", "C2", "C3", "C4", "verdict"}) EXPECT_NE(r.out.find(id), std::string::npos) << id;
+  EXPECT_NE(r.out.find("INFEASIBLE"), std::string::npos);
+}
+
+TEST(TileCli, DiagnoseJson_OneCandidateWithFailures) {
+  const json j = json::parse(
+      run_cli("tile --diagnose --format json --block-m 256 --block-n 256 --block-k 128 --stages 4 --threads 128").out);
+  ASSERT_EQ(j["candidates"].size(), 1u);
+  const json& c = j["candidates"][0];
+  // 256*256/128 = 512 accumulators/thread > 255: C2 fails; 4*(256*128*2)*2 = 512 KB > 227 KB: C1 fails.
+  EXPECT_EQ(c["accum_per_thread"], 512);
+  bool c1 = false, c2 = false;
+  for (const json& f : c["failures"]) {
+    c1 |= f.get<std::string>().rfind("C1 ", 0) == 0;
+    c2 |= f.get<std::string>().rfind("C2 ", 0) == 0;
+  }
+  EXPECT_TRUE(c1);
+  EXPECT_TRUE(c2);
+}
+
+TEST(TileCli, Csv_HasHeaderAndRows) {
+  const CliResult r = run_cli("tile --format csv --topk 3");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(count_lines(r.out), 4);
+  EXPECT_EQ(r.out.rfind("rank,block_m,block_n", 0), 0u);
+}
+
+TEST(TileCli, Shapes_WritesOneJsonLinePerShape) {
+  const std::string path = "/tmp/tileplan_shapes_ok.txt";
+  {
+    std::ofstream f(path);
+    f << "# a model's GEMMs\n4096 4096 4096\n\n128,4096,4096  # decode\n 16 8192 1024\n";
+  }
+  const CliResult r = run_cli("tile --shapes " + path + " --topk 2");
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::string line;
+  std::vector<json> objs;
+  while (std::getline(lines, line)) objs.push_back(json::parse(line));
+  ASSERT_EQ(objs.size(), 3u);
+  EXPECT_EQ(objs[1]["problem"]["m"], 128);
+  EXPECT_EQ(objs[2]["problem"]["n"], 8192);
+  EXPECT_EQ(objs[0]["candidates"].size(), 2u);
+}
+
+TEST(TileCli, Devices_ListsPresetsWithSources) {
+  const CliResult r = run_cli("devices --format json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = json::parse(r.out);
+  ASSERT_GE(j.size(), 6u);
+  EXPECT_TRUE(j[0]["sources"].contains("sm_count"));
+}
+
+TEST(TileCli, Help_ExitsZero) { EXPECT_EQ(run_cli("tile --help").status, 0); }
+
+}  // namespace
+}  // namespace tileplan::test

@@ -1,0 +1,39 @@
+#include <gtest/gtest.h>
+
+#include "tileplan/device.hpp"
+
+namespace tileplan {
+namespace {
+
+TEST(Device, Presets_HaveEveryFieldSourcedAndPositive) {
+  ASSERT_GE(device_presets().size(), 6u);
+  for (const Device& d : device_presets()) {
+    for (const DeviceFieldView& f : describe(d)) {
+      EXPECT_FALSE(f.source.empty()) << d.name << "." << f.name << " has no source";
+      EXPECT_GT(f.value, 0) << d.name << "." << f.name;
+    }
+    EXPECT_FALSE(d.smem_carveout_kb.empty()) << d.name;
+    EXPECT_EQ(d.smem_carveout_kb.back() * 1024, d.smem_per_sm_bytes) << d.name;
+    EXPECT_LE(d.smem_per_block_max_bytes, d.smem_per_sm_bytes) << d.name;
+  }
+}
+
+TEST(Device, DefaultIsH200) { EXPECT_EQ(device_presets().front().name, "h200"); }
+
+TEST(Device, Find_KnownAndUnknown) {
+  for (const char* name : {"h100-sxm", "h100-pcie", "h200", "a100-sxm", "l40s", "rtx-4090"})
+    EXPECT_TRUE(find_device(name).has_value()) << name;
+  EXPECT_FALSE(find_device("h300").has_value());
+}
+
+TEST(Device, SmemOverride_MatchesReference) {
+  Device d = *find_device("h200");
+  override_smem_kb(d, 100);
+  // The reference: shared/SM = kb*1024, shared/block = kb*1024 - 1024.
+  EXPECT_EQ(d.smem_per_sm_bytes, 102400);
+  EXPECT_EQ(d.smem_per_block_max_bytes, 101376);
+  EXPECT_NE(d.source[static_cast<size_t>(DeviceField::smem_per_sm_bytes)].find("--smem-kb"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tileplan
