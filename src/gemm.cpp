@@ -270,6 +270,7 @@ Planner::Planner(Device dev, Instr instr, SearchSpace space, Model model)
   space_.stages = sorted_unique(space_.stages);
   space_.threads = sorted_unique(space_.threads);
   const int64_t thread_multiple = instr_shape(instr_).threads;
+  feasible_.reserve(space_.size());
   for (int64_t bm : space_.block_m)
     for (int64_t bn : space_.block_n)
       for (int64_t bk : space_.block_k)
@@ -281,7 +282,7 @@ Planner::Planner(Device dev, Instr instr, SearchSpace space, Model model)
           }
 }
 
-void Planner::plan_into(const GemmProblem& p, std::size_t topk, std::vector<Verdict>& out) const {
+std::size_t Planner::plan_into(const GemmProblem& p, std::size_t topk, std::vector<Verdict>& out) const {
   struct Key {
     double traffic;  // round(traffic): Python's round, half to even
     int64_t neg_blocks;
@@ -314,6 +315,7 @@ void Planner::plan_into(const GemmProblem& p, std::size_t topk, std::vector<Verd
     v.dram_bytes = traffic[keys[r].index];
     out.push_back(v);
   }
+  return keys.size();
 }
 
 std::vector<Verdict> Planner::plan(const GemmProblem& p, std::size_t topk) const {
