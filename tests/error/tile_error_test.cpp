@@ -42,7 +42,8 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"tile --model magic", "--model"},
                       BadInput{"tile --diagnose --block-m 64,128", "--block-m"},
                       BadInput{"tile --unknown-flag", "--unknown-flag"}, BadInput{"", "subcommand"},
-                      BadInput{"devices --device nope", "--device"}));
+                      BadInput{"devices --device nope", "--device"}),
+    [](const ::testing::TestParamInfo<BadInput>& info) { return "Case" + std::to_string(info.index); });
 
 // Shapes files: each malformed line is named by file and line number.
 class ShapesBadInput : public ::testing::TestWithParam<std::pair<const char*, const char*>> {};
@@ -68,7 +69,8 @@ INSTANTIATE_TEST_SUITE_P(
                       std::pair{"1 2 3 4\n", ":1:"}, std::pair{"64 64 64\n\n0 64 64\n", ":3:"},
                       std::pair{"64 x 64\n", ":1:"}, std::pair{"64,64,-1\n", ":1:"},
                       std::pair{"3000000000 1 1\n", ":1:"}, std::pair{"64;64;64\n", ":1:"},
-                      std::pair{"2000000000 2000000000 2000000000\n", "64 bits"}));
+                      std::pair{"2000000000 2000000000 2000000000\n", "64 bits"}),
+    [](const auto& info) { return "Line" + std::to_string(info.index); });
 
 TEST(ShapesBadInput, UnreadableFile) {
   const CliResult r = run_cli("tile --shapes /nonexistent/shapes.txt");
