@@ -14,7 +14,7 @@
 namespace tileplan {
 namespace {
 
-constexpr int kRandomInputsPerPreset = 200'000;
+constexpr int kRandomInputsPerPreset = 1'000'000;
 constexpr int kNextStepInputsPerPreset = 4'000;
 
 // The header's device description, filled from ours field by field.
@@ -346,6 +346,10 @@ TEST(OccupancyOracleHelper, AvailableDynamicSmem_IgnoresTheReserve) {
   ASSERT_EQ(cudaOccMaxActiveBlocksPerMultiprocessor(&r, &props, &attr, &state, 256, 116736 - 1024), CUDA_OCC_SUCCESS);
   EXPECT_EQ(r.activeBlocksPerMultiprocessor, 2);
   EXPECT_EQ(occupancy(d, in).blocks_per_sm, 2);
+  // One byte more rounds to the next 128 B unit: 2 * (116736 + 128) > 233472.
+  ASSERT_EQ(cudaOccMaxActiveBlocksPerMultiprocessor(&r, &props, &attr, &state, 256, 116736 - 1024 + 1),
+            CUDA_OCC_SUCCESS);
+  EXPECT_EQ(r.activeBlocksPerMultiprocessor, 1);
 }
 
 }  // namespace
