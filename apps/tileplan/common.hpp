@@ -46,5 +46,6 @@ void emit(const std::string& text, const std::string& path = "");
 // Each subcommand registers itself on the app and runs when selected.
 void register_tile(CLI::App& app);
 void register_devices(CLI::App& app);
+void register_loop(CLI::App& app);
 
 }  // namespace tileplan::cli

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   app.failure_message(CLI::FailureMessage::simple);
   tileplan::cli::register_tile(app);
   tileplan::cli::register_devices(app);
+  tileplan::cli::register_loop(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
