@@ -125,6 +125,20 @@ void enumerate(const LoopNest& n, int64_t first, std::span<ThreadSlot> out) {
   int64_t base = (group / threads) * vector;
   ThreadSlot* p = out.data();
   ThreadSlot* const end = p + out.size();
+  if (vector == 1) {
+    // One point a group: the rest of the round, thread by thread.
+    while (p != end) {
+      const int64_t run = std::min<int64_t>(threads - thread, end - p);
+      for (int64_t i = 0; i < run; ++i) p[i] = ThreadSlot{thread + i, base};
+      p += run;
+      thread += run;
+      if (thread == threads) {
+        thread = 0;
+        ++base;
+      }
+    }
+    return;
+  }
   while (p != end) {
     // The rest of this thread's vector group, without a branch per point.
     const int64_t run = std::min<int64_t>(vector - lane, end - p);
