@@ -29,6 +29,8 @@ std::string shape_text(const std::vector<int64_t>& v) { return fmt::format("{}",
 
 std::string percent(double x) { return fmt::format("{:.1f}%", 100.0 * x); }
 
+std::string count_of(int64_t n, std::string_view what) { return fmt::format("{} {}{}", n, what, n == 1 ? "" : "s"); }
+
 // flat = i0*s0 + i1*s1 + ... with row-major strides, as text.
 std::string flat_formula(const LoopNest& n) {
   std::vector<std::string> terms;
@@ -133,14 +135,14 @@ void memory_text(std::string& s, const LoopReport& r) {
   }
   fmt::format_to(o, "  {:<22}{} of the bytes moved are used\n", "efficiency", percent(m.efficiency));
   const WarpAccess& w = m.worst;
-  std::string worst = fmt::format("round {}, warp {}{}: {} threads, {} B, {} sectors, {} lines", w.round, w.warp,
-                                  m.parts > 1 ? fmt::format(", part {}", w.part) : "", w.threads, w.bytes, w.sectors,
-                                  w.lines);
+  std::string worst = fmt::format("round {}, warp {}{}: {}, {} B, {}, {}", w.round, w.warp,
+                                  m.parts > 1 ? fmt::format(", part {}", w.part) : "", count_of(w.threads, "thread"),
+                                  w.bytes, count_of(w.sectors, "sector"), count_of(w.lines, "line"));
   if (a.scope == MemoryScope::shared)
-    worst += fmt::format(", {} wavefronts, {}-way", w.wavefronts, w.conflict_ways);
+    worst += fmt::format(", {}, {}-way", count_of(w.wavefronts, "wavefront"), w.conflict_ways);
   fmt::format_to(o, "  {:<22}{}\n", "worst instruction", worst);
   std::vector<std::string> hist;
-  for (const auto& [k, v] : m.sectors_histogram) hist.push_back(fmt::format("{} sectors x {}", k, v));
+  for (const auto& [k, v] : m.sectors_histogram) hist.push_back(fmt::format("{} x {}", count_of(k, "sector"), v));
   fmt::format_to(o, "  {:<22}{}\n", "sectors/instruction", fmt::join(hist, ", "));
   if (!m.exact)
     fmt::format_to(o, "  {:<22}sectors and lines estimated from {} of {} rounds (evenly spaced; rounds never repeat)\n",
