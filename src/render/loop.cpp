@@ -341,7 +341,7 @@ std::string loop_svg(const LoopReport& r) {
 
   const int cell = 22;
   const int left = 132, top = 92, pad = 16;
-  const int64_t width = left + cell_cols * cell + pad;
+  const int64_t width = std::max<int64_t>(left + cell_cols * cell + pad, 760);  // room for the captions
   const int64_t height = top + cell_rows * cell + pad + 20;
   std::string s;
   Out o(s);

@@ -2,6 +2,8 @@
 // nothing on stdout.
 #include <gtest/gtest.h>
 
+#include <ostream>
+
 #include "run_cli.hpp"
 
 namespace tileplan::test {
@@ -11,6 +13,9 @@ struct BadInput {
   const char* args;
   const char* says;  // a fragment the message must hold
 };
+
+// Test names and failure messages show the flags.
+void PrintTo(const BadInput& b, std::ostream* os) { *os << b.args; }
 
 class LoopError : public ::testing::TestWithParam<BadInput> {};
 
