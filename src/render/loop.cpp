@@ -53,11 +53,14 @@ void plan_text(std::string& s, const LoopReport& r) {
                  n.vector, m.rounds, m.rounds == 1 ? "" : "s", n.threads);
   if (r.vector_choice) {
     const VectorChoice& c = *r.vector_choice;
+    const std::string fill = m.points % (n.threads * c.vector) == 0
+                                 ? fmt::format("{} x {} divides {}", n.threads, c.vector, m.points)
+                                 : fmt::format("no {} x v divides {} for v > 1", n.threads, m.points);
     fmt::format_to(o,
                    "  vector auto ({}): {} bits / {} = {}; gcd with innermost extent {} = {}; adjacent and aligned in "
-                   "the buffer: {}; {} x {} divides {}: {}\n",
+                   "the buffer: {}; {}: {}\n",
                    r.dtype, r.device->max_vector_access_bytes * 8, r.access.elem_bytes * 8, c.widest, n.extents.back(),
-                   c.by_extent, c.by_access, n.threads, c.vector, m.points, c.vector);
+                   c.by_extent, c.by_access, fill, c.vector);
   }
   std::vector<std::string> idx;
   for (std::size_t k = 0; k < n.extents.size(); ++k) idx.push_back(fmt::format("i{}", k));
