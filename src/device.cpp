@@ -215,10 +215,35 @@ Device rtx_4090() {
   return d;
 }
 
+// The memory system as a loop's accesses see it; the same on every preset (cc 8.0 and later).
+std::vector<Device> with_memory_system(std::vector<Device> devices) {
+  for (Device& d : devices) {
+    d.mem_sector_bytes = 32;
+    d.cache_line_bytes = 128;
+    d.smem_banks = 32;
+    d.smem_bank_bytes = 4;
+    d.max_vector_access_bytes = 16;
+    set(d, F::mem_sector_bytes,
+        "CUDA C++ Best Practices Guide, 'Coalesced Access to Global Memory' (32-byte transactions); "
+        "Nsight Compute Kernel Profiling Guide, 'Memory Tables' (a sector is 32 bytes)");
+    set(d, F::cache_line_bytes,
+        "CUDA C++ Programming Guide, 'Global Memory' for compute capability 5.x and later (128-byte cache lines); "
+        "Nsight Compute Kernel Profiling Guide (four sectors per cache line)");
+    set(d, F::smem_banks, "CUDA C++ Programming Guide, 'Shared Memory' for compute capability 5.x and later");
+    set(d, F::smem_bank_bytes,
+        "CUDA C++ Programming Guide, 'Shared Memory' (successive 32-bit words map to successive banks)");
+    set(d, F::max_vector_access_bytes,
+        "CUDA C++ Programming Guide, 'Device Memory Accesses' (instructions read words of 1, 2, 4, 8 or 16 bytes); "
+        "PTX ISA 'ld' (.v4 of .b32)");
+  }
+  return devices;
+}
+
 }  // namespace
 
 const std::vector<Device>& device_presets() {
-  static const std::vector<Device> presets = {h200(), h100_sxm(), h100_pcie(), a100_sxm(), l40s(), rtx_4090()};
+  static const std::vector<Device> presets =
+      with_memory_system({h200(), h100_sxm(), h100_pcie(), a100_sxm(), l40s(), rtx_4090()});
   return presets;
 }
 

@@ -47,5 +47,6 @@ void emit(const std::string& text, const std::string& path = "");
 void register_tile(CLI::App& app);
 void register_devices(CLI::App& app);
 void register_occupancy(CLI::App& app);
+void register_loop(CLI::App& app);
 
 }  // namespace tileplan::cli

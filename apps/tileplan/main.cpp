@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   tileplan::cli::register_tile(app);
   tileplan::cli::register_devices(app);
   tileplan::cli::register_occupancy(app);
+  tileplan::cli::register_loop(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -38,7 +38,12 @@ namespace tileplan {
   X(double, tensor_fp16_tflops, "TFLOP/s", "peak dense fp16/bf16 tensor throughput, fp32 accumulate") \
   X(double, dram_bandwidth_gbps, "GB/s", "DRAM bandwidth")                                      \
   X(int64_t, l2_bytes, "B", "L2 cache")                                                         \
-  X(double, boost_clock_mhz, "MHz", "maximum SM clock")
+  X(double, boost_clock_mhz, "MHz", "maximum SM clock")                                        \
+  X(int64_t, mem_sector_bytes, "B", "global memory sector: the unit L1 and L2 move")            \
+  X(int64_t, cache_line_bytes, "B", "L1 cache line (four sectors)")                             \
+  X(int64_t, smem_banks, "banks", "shared memory banks")                                         \
+  X(int64_t, smem_bank_bytes, "B", "width of one shared memory bank")                            \
+  X(int64_t, max_vector_access_bytes, "B", "widest load or store one thread issues")
 
 enum class DeviceField : std::size_t {
 #define TILEPLAN_X(type, name, unit, desc) name,

@@ -1,0 +1,69 @@
+// Bad input to `tileplan loop`: one line on stderr naming the flag, exit 2,
+// nothing on stdout.
+#include <gtest/gtest.h>
+
+#include <ostream>
+
+#include "run_cli.hpp"
+
+namespace tileplan::test {
+namespace {
+
+struct BadInput {
+  const char* args;
+  const char* says;  // a fragment the message must hold
+};
+
+// Test names and failure messages show the flags.
+void PrintTo(const BadInput& b, std::ostream* os) { *os << b.args; }
+
+class LoopError : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(LoopError, OneLineExitTwo) {
+  const BadInput& b = GetParam();
+  const CliResult r = run_cli(std::string("loop ") + b.args);
+  EXPECT_EQ(r.status, 2) << b.args;
+  EXPECT_TRUE(r.out.empty()) << b.args << ": " << r.out;
+  EXPECT_EQ(count_lines(r.err), 1) << b.args << ": " << r.err;
+  EXPECT_EQ(r.err.rfind("tileplan: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find(b.says), std::string::npos) << b.args << ": " << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Loop, LoopError,
+    ::testing::Values(
+        BadInput{"--extents 0 4", "every extent must be at least 1"},
+        BadInput{"--extents -3", "every extent must be at least 1"},
+        BadInput{"--extents 4,abc", "--extents 'abc' is not an integer"},
+        BadInput{"--extents 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17", "at most 16"},
+        BadInput{"--extents 4294967296 4294967296", "more than 2^63-1 points"},
+        BadInput{"--extents 99999999999999999999", "does not fit in a 64-bit integer"},
+        BadInput{"--threads 0", "--threads 0 must be at least 1"},
+        BadInput{"--threads -1", "--threads -1 must be at least 1"},
+        BadInput{"--threads 2000000", "at most"},
+        BadInput{"--vector 0", "--vector 0 must be at least 1"},
+        BadInput{"--vector -2", "--vector -2 must be at least 1"},
+        BadInput{"--vector 3", "does not divide the innermost extent 32"},
+        BadInput{"--vector eight", "--vector 'eight' is not an integer"},
+        BadInput{"--extents 9223372036854775807 --threads 1048576 --vector 9223372036854775807", "does not fit in 63 bits"},
+        BadInput{"--dtype fp13", "--dtype 'fp13' is not one of"},
+        BadInput{"--vector auto --dtype int4", "--dtype 'int4' is not one of"},
+        BadInput{"--scope texture", "--scope 'texture'"},
+        BadInput{"--access 1,1", "is not a permutation of 0..1"},
+        BadInput{"--access 0,2", "is not a permutation of 0..1"},
+        BadInput{"--access 0,1,2", "list every loop axis once"},
+        BadInput{"--buffer-shape 64,64", "runs past its size 64"},
+        BadInput{"--buffer-shape 4096", "one dimension per loop"},
+        BadInput{"--buffer-shape 4096,0", "every dimension must be at least 1"},
+        BadInput{"--buffer-shape 4294967296,4294967296", "do not fit in 63 bits"},
+        BadInput{"--origin -1,0", "must not be negative"},
+        BadInput{"--origin 0,0,0 --buffer-shape 4096,4096", "one coordinate per buffer dimension"},
+        BadInput{"--extents 65536 65536 --points", "listing is limited"},
+        BadInput{"--compare --format svg", "--compare draws no picture"},
+        BadInput{"--compare --vector 3", "does not divide the innermost extent"},
+        BadInput{"--format png", "--format"},
+        BadInput{"--device h300", "--device 'h300' is not a preset"},
+        BadInput{"--format svg -o /nonexistent/dir/out.svg", "cannot be opened for writing"}));
+
+}  // namespace
+}  // namespace tileplan::test
