@@ -1,0 +1,298 @@
+#include "tileplan/model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tileplan {
+namespace {
+
+constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// ---- the profiles: every fitted constant of every family, in one place ---------
+
+// Triton 3.6 tutorial matmul (fp16 in, fp32 accumulate, masked loads, GROUP_M = 8)
+// on one H200. Registers: least squares on the measured n_regs of the compiled
+// configurations that do not spill, then a coordinate search for the most
+// configurations whose blocks/SM equal the driver's.
+constexpr RegisterProfile kTritonRegs{
+    .accumulators_only = false,
+    .base = 16.008,
+    .per_accumulator = 1.204,
+    .per_a_vector = 3.299,
+    .per_b_vector = 2.428,
+    .spill_reserve = 16,
+};
+constexpr std::string_view kTritonRegsData =
+    "data/h200-triton/configs.jsonl (168 compiled configurations; n_regs and occupancy as the driver "
+    "reports them); `tileplan_fit --registers data/h200-triton`";
+
+constexpr TimeConstants kTritonTime{
+    .mma_efficiency = 0.85,
+    .mma_n_half = 12.0,
+    .mma_m_half = 0.0,
+    .sm_bandwidth_gbps = 200.0,
+    .load_latency_cycles = 700.0,
+    .miss_latency_cycles = 1800.0,
+    .tile_overhead_us = 1.5,
+    .epilogue_factor = 4.0,
+    .dram_efficiency = 0.85,
+    .l2_reuse_fraction = 0.5,
+    .spill_factor = 8.0,
+};
+constexpr std::string_view kTritonTimeData = "provisional";
+
+// The reference's rule: accumulators only. Its run-time constants are the
+// Triton family's (no kernel of its own was measured).
+constexpr RegisterProfile kSeedRegs{.accumulators_only = true};
+
+const KernelFamily kFamilies[] = {
+    {Family::triton, "triton",
+     "Triton tutorial matmul: pointer loads pipelined with cp.async, wgmma, grouped program order (GROUP_M=8)",
+     kTritonRegs, kTritonRegsData, kTritonTime, kTritonTimeData, 8},
+    {Family::seed, "seed", "the reference's accumulator-only register rule; run-time constants of triton",
+     kSeedRegs, "none: a rule, not a fit", kTritonTime, kTritonTimeData, 8},
+};
+
+constexpr std::array<ConstantInfo, kTimeConstantCount> kTimeInfo{{
+#define TILEPLAN_X(name, unit, desc) {#name, unit, desc},
+    TILEPLAN_TIME_CONSTANTS(TILEPLAN_X)
+#undef TILEPLAN_X
+}};
+constexpr std::array<ConstantInfo, kRegisterConstantCount> kRegisterInfo{{
+#define TILEPLAN_X(name, unit, desc) {#name, unit, desc},
+    TILEPLAN_REGISTER_CONSTANTS(TILEPLAN_X)
+#undef TILEPLAN_X
+}};
+
+// The MMA unit's tile: warpgroups (wgmma) or warps (mma) are laid along M
+// first, one instruction row-block (64 or 16 rows) each, then along N.
+// (tile, threads) -> (rows, columns) of one unit.
+struct UnitTile {
+  double rows, cols;
+};
+UnitTile unit_tile(const TileConfig& cfg) {
+  const InstrShape s = instr_shape(cfg.instr);
+  const int64_t units = std::max<int64_t>(cfg.threads / s.threads, 1);
+  const int64_t along_m = std::clamp<int64_t>(cfg.block_m / std::max<int64_t>(s.m, 1), 1, units);
+  const int64_t along_n = std::max<int64_t>(units / along_m, 1);
+  return {static_cast<double>(cfg.block_m) / static_cast<double>(along_m),
+          static_cast<double>(cfg.block_n) / static_cast<double>(along_n)};
+}
+
+}  // namespace
+
+// ---- registers -------------------------------------------------------------------
+
+RegisterEstimate estimate_registers(const RegisterProfile& prof, const Device& dev, const TileConfig& cfg,
+                                    const GemmProblem& p) {
+  RegisterEstimate r;
+  r.accumulators = ceil_div(cfg.block_m * cfg.block_n, cfg.threads) * p.accum_bytes / 4;
+  if (prof.accumulators_only) {
+    // The reference: accumulators rounded to the per-warp allocation unit.
+    const int64_t per_warp = ceil_div(r.accumulators * dev.warp_size, dev.reg_alloc_unit) * dev.reg_alloc_unit;
+    r.demand = per_warp / dev.warp_size;
+    r.regs_per_thread = r.demand;
+    r.spills = r.demand > dev.regs_per_thread_max;
+    return r;
+  }
+  const double threads = static_cast<double>(cfg.threads);
+  const double a_vectors = static_cast<double>(cfg.block_m * cfg.block_k * p.elem_bytes) / 16.0 / threads;
+  const double b_vectors = static_cast<double>(cfg.block_k * cfg.block_n * p.elem_bytes) / 16.0 / threads;
+  const double demand = prof.base + prof.per_accumulator * static_cast<double>(r.accumulators) +
+                        prof.per_a_vector * a_vectors + prof.per_b_vector * b_vectors;
+  r.demand = std::max<int64_t>(std::llround(demand), 1);
+  r.regs_per_thread = std::min(r.demand, dev.regs_per_thread_max);
+  r.spills = static_cast<double>(r.accumulators) + prof.spill_reserve > static_cast<double>(dev.regs_per_thread_max);
+  return r;
+}
+
+// ---- constants as lists ---------------------------------------------------------
+
+const std::array<ConstantInfo, kTimeConstantCount>& time_constant_info() { return kTimeInfo; }
+const std::array<ConstantInfo, kRegisterConstantCount>& register_constant_info() { return kRegisterInfo; }
+
+std::array<double, kTimeConstantCount> to_array(const TimeConstants& c) {
+  return {{
+#define TILEPLAN_X(name, unit, desc) c.name,
+      TILEPLAN_TIME_CONSTANTS(TILEPLAN_X)
+#undef TILEPLAN_X
+  }};
+}
+
+TimeConstants time_constants_from(const std::array<double, kTimeConstantCount>& v) {
+  TimeConstants c;
+  std::size_t i = 0;
+#define TILEPLAN_X(name, unit, desc) c.name = v[i++];
+  TILEPLAN_TIME_CONSTANTS(TILEPLAN_X)
+#undef TILEPLAN_X
+  return c;
+}
+
+std::array<double, kRegisterConstantCount> to_array(const RegisterProfile& r) {
+  return {{
+#define TILEPLAN_X(name, unit, desc) r.name,
+      TILEPLAN_REGISTER_CONSTANTS(TILEPLAN_X)
+#undef TILEPLAN_X
+  }};
+}
+
+RegisterProfile register_profile_from(const std::array<double, kRegisterConstantCount>& v, bool accumulators_only) {
+  RegisterProfile r;
+  r.accumulators_only = accumulators_only;
+  std::size_t i = 0;
+#define TILEPLAN_X(name, unit, desc) r.name = v[i++];
+  TILEPLAN_REGISTER_CONSTANTS(TILEPLAN_X)
+#undef TILEPLAN_X
+  return r;
+}
+
+// ---- families -----------------------------------------------------------------------
+
+std::string_view to_string(Family f) {
+  switch (f) {
+    case Family::triton: return "triton";
+    case Family::seed: return "seed";
+  }
+  return "?";
+}
+
+std::optional<Family> parse_family(std::string_view s) {
+  for (const KernelFamily& f : kFamilies)
+    if (f.name == s) return f.id;
+  return std::nullopt;
+}
+
+const KernelFamily& kernel_family(Family f) {
+  for (const KernelFamily& k : kFamilies)
+    if (k.id == f) return k;
+  return kFamilies[0];
+}
+
+std::string_view to_string(TimeBound b) {
+  switch (b) {
+    case TimeBound::none: return "";
+    case TimeBound::mma: return "mma";
+    case TimeBound::l2: return "l2";
+    case TimeBound::latency: return "latency";
+    case TimeBound::dram: return "dram";
+  }
+  return "?";
+}
+
+// ---- prediction -----------------------------------------------------------------------
+
+TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem& p, int64_t blocks_per_sm,
+                     bool spills, const TimeConstants& k) {
+  TileCosts t;
+  t.block_m = cfg.block_m;
+  t.block_n = cfg.block_n;
+  t.block_k = cfg.block_k;
+  t.stages = cfg.stages;
+  t.blocks_per_sm = std::max<int64_t>(blocks_per_sm, 1);
+  t.spills = spills;
+  // MMA rate of one SM: the device's peak share, scaled by the unit tile's efficiency.
+  const UnitTile u = unit_tile(cfg);
+  const double efficiency = k.mma_efficiency / (1.0 + k.mma_n_half / u.cols + k.mma_m_half / u.rows);
+  const double sm_flops_per_us = dev.tensor_fp16_tflops * 1e6 / static_cast<double>(dev.sm_count);
+  const double flops = 2.0 * static_cast<double>(cfg.block_m * cfg.block_n * cfg.block_k);
+  t.mma_us = flops / (sm_flops_per_us * efficiency);
+  t.stage_bytes = static_cast<double>((cfg.block_m + cfg.block_n) * cfg.block_k * p.elem_bytes);
+  t.c_tile_bytes = static_cast<double>(cfg.block_m * cfg.block_n * p.elem_bytes);
+  return t;
+}
+
+double grouped_dram_bytes(const Device& dev, const GemmProblem& p, int64_t block_m, const TimeConstants& k,
+                          int64_t group_m) {
+  const double e = static_cast<double>(p.elem_bytes);
+  const double m = static_cast<double>(p.m), n = static_cast<double>(p.n), kk = static_cast<double>(p.k);
+  const int64_t tiles_m = ceil_div(p.m, block_m);
+  const int64_t group = std::max<int64_t>(std::min(group_m, tiles_m), 1);
+  const double groups = static_cast<double>(ceil_div(tiles_m, group));
+  const double a_bytes = m * kk * e, b_bytes = n * kk * e, c_bytes = m * n * e;
+  // B stays in L2 across groups when it fits beside one group's rows of A.
+  const double a_group = static_cast<double>(group * block_m) * kk * e;
+  const double room = k.l2_reuse_fraction * static_cast<double>(dev.l2_bytes) - a_group;
+  const double kept = std::clamp(room / b_bytes, 0.0, 1.0);
+  const double b_reads = 1.0 + (groups - 1.0) * (1.0 - kept);
+  return a_bytes + b_bytes * b_reads + c_bytes;
+}
+
+namespace {
+
+// The one copy of the equations; `out` receives the breakdown when asked.
+inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCosts& t, const TimeConstants& k,
+                           int64_t group_m, Prediction* out) {
+  const int64_t sms = dev.sm_count;
+  const int64_t tiles_m = ceil_div(p.m, t.block_m);
+  const int64_t tiles_n = ceil_div(p.n, t.block_n);
+  const int64_t tiles = tiles_m * tiles_n;
+  const double kt = static_cast<double>(ceil_div(p.k, t.block_k));
+
+  // L2 bandwidth is shared by the SMs that have work; one SM reads at most sm_bandwidth.
+  const double active = static_cast<double>(std::min(tiles, sms));
+  const double sm_bytes_per_us = std::min(k.sm_bandwidth_gbps, dev.l2_bandwidth_gbps / active) * 1e3;
+  const double load_us = t.stage_bytes / sm_bytes_per_us;
+
+  // DRAM traffic, and how much of a stage misses L2: each A row-panel is read
+  // by tiles_n programs, each B column-panel by tiles_m programs per reload.
+  const double dram = grouped_dram_bytes(dev, p, t.block_m, k, group_m);
+  const double e = static_cast<double>(p.elem_bytes);
+  const double b_reads = (dram - e * static_cast<double>(p.m) * static_cast<double>(p.k) -
+                          e * static_cast<double>(p.m) * static_cast<double>(p.n)) /
+                         (e * static_cast<double>(p.n) * static_cast<double>(p.k));
+  const double miss = std::min(1.0, std::max(1.0 / static_cast<double>(tiles_n),
+                                             b_reads / static_cast<double>(tiles_m)));
+  const double latency_us = (k.load_latency_cycles + k.miss_latency_cycles * miss) / dev.boost_clock_mhz;
+
+  // One main-loop iteration of j programs sharing an SM: the MMAs and loads of
+  // all j, or one program's pipeline round trip spread over stages-1 loads in flight.
+  const double chain_us = (t.mma_us + load_us + latency_us) / static_cast<double>(std::max<int64_t>(t.stages - 1, 1));
+  auto tile_us = [&](int64_t j) {
+    const double jd = static_cast<double>(j);
+    const double period = std::max({jd * t.mma_us, jd * load_us, chain_us});
+    return kt * period + k.tile_overhead_us + k.epilogue_factor * jd * t.c_tile_bytes / sm_bytes_per_us;
+  };
+  const int64_t per_sm = ceil_div(tiles, sms);
+  const int64_t b = t.blocks_per_sm;
+  const int64_t full_rounds = per_sm / b, rest = per_sm % b;
+  double sm_us = 0;
+  if (full_rounds) sm_us += static_cast<double>(full_rounds) * tile_us(b);
+  if (rest) sm_us += tile_us(rest);
+
+  const double dram_us = dram / (dev.dram_bandwidth_gbps * 1e3 * k.dram_efficiency);
+  double time = std::max(sm_us, dram_us);
+  if (t.spills) time *= k.spill_factor;
+
+  if (out) {
+    out->time_us = time;
+    out->dram_bytes = dram;
+    out->sm_us = sm_us;
+    out->dram_us = dram_us;
+    const double j = static_cast<double>(full_rounds ? b : rest);
+    if (dram_us >= sm_us)
+      out->bound = TimeBound::dram;
+    else if (chain_us >= j * t.mma_us && chain_us >= j * load_us)
+      out->bound = TimeBound::latency;
+    else if (load_us > t.mma_us)
+      out->bound = TimeBound::l2;
+    else
+      out->bound = TimeBound::mma;
+  }
+  return time;
+}
+
+}  // namespace
+
+Prediction predict(const Device& dev, const GemmProblem& p, const TileCosts& t, const TimeConstants& k,
+                   int64_t group_m) {
+  Prediction out;
+  predict_impl(dev, p, t, k, group_m, &out);
+  return out;
+}
+
+double predict_us(const Device& dev, const GemmProblem& p, const TileCosts& t, const TimeConstants& k,
+                  int64_t group_m) {
+  return predict_impl(dev, p, t, k, group_m, nullptr);
+}
+
+}  // namespace tileplan
