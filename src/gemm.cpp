@@ -327,6 +327,7 @@ Planner::Planner(Device dev, Instr instr, SearchSpace space, Model model, Family
   space_.threads = sorted_unique(space_.threads);
   const int64_t thread_multiple = instr_shape(instr_).threads;
   const TimeConstants& k = kernel_family(family_).time;
+  feasible_.reserve(space_.size());
   for (int64_t bm : space_.block_m)
     for (int64_t bn : space_.block_n)
       for (int64_t bk : space_.block_k)
@@ -355,7 +356,7 @@ void finish_calibrated(Verdict& v, const GemmProblem& p, const Device& dev, cons
 
 }  // namespace
 
-void Planner::plan_into(const GemmProblem& p, std::size_t topk, std::vector<Verdict>& out) const {
+std::size_t Planner::plan_into(const GemmProblem& p, std::size_t topk, std::vector<Verdict>& out) const {
   if (model_ == Model::calibrated) {
     struct Key {
       double time_us;
@@ -380,7 +381,7 @@ void Planner::plan_into(const GemmProblem& p, std::size_t topk, std::vector<Verd
       finish_calibrated(v, p, dev_, costs_[keys[r].index], family_);
       out.push_back(v);
     }
-    return;
+    return keys.size();
   }
   struct Key {
     double traffic;  // round(traffic): Python's round, half to even
@@ -414,6 +415,7 @@ void Planner::plan_into(const GemmProblem& p, std::size_t topk, std::vector<Verd
     v.dram_bytes = traffic[keys[r].index];
     out.push_back(v);
   }
+  return keys.size();
 }
 
 std::vector<Verdict> Planner::plan(const GemmProblem& p, std::size_t topk) const {

@@ -138,9 +138,7 @@ void run(const CLI::App& app, TileFlags fl) {
       std::vector<Verdict> all;
       for (const GemmProblem& p : read_shapes(fl.shapes)) {
         report.problem = p;
-        planner.plan_into(p, 0, all);
-        report.feasible_count = all.size();
-        if (topk && all.size() > topk) all.resize(topk);
+        report.feasible_count = planner.plan_into(p, topk, all);
         report.candidates.swap(all);
         render::append_tile_json_line(report, out);
         report.candidates.swap(all);

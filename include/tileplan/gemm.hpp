@@ -61,7 +61,7 @@ enum class Constraint { C1, C2, C3, C4 };
 std::string_view to_string(Constraint c);
 
 // What a verdict found, as data; message() turns it into words.
-enum class FindingKind {
+enum class FindingKind : uint8_t {
   block_m_multiple,     // C3: value = block_M, limit = multiple
   block_n_multiple,     // C3
   block_k_multiple,     // C3
@@ -76,7 +76,7 @@ enum class FindingKind {
   grid_below_sms,       // C4 warning: value = grid, limit = SMs
 };
 struct Finding {
-  FindingKind kind;
+  FindingKind kind = FindingKind::block_m_multiple;
   int64_t value = 0;
   int64_t limit = 0;
 };
@@ -85,9 +85,11 @@ Constraint constraint_of(FindingKind k);
 std::string message(const Finding& f, const TileConfig& cfg);
 
 // A small fixed-capacity list, so that evaluating a tile never allocates.
+// Capacity 8 holds every failure one tile can collect (five C3, C1, C2 and
+// "no block fits") and every warning.
 struct FindingList {
-  static constexpr std::size_t kCapacity = 12;
-  std::array<Finding, kCapacity> items{};
+  static constexpr std::size_t kCapacity = 8;
+  std::array<Finding, kCapacity> items;
   std::size_t size = 0;
   void push(Finding f) {
     if (size < kCapacity) items[size++] = f;
@@ -198,8 +200,9 @@ class Planner {
   //   block_K, stages, threads (outermost first).
   //   Ensures (calibrated): ascending predicted_us, ties in sweep order.
   std::vector<Verdict> plan(const GemmProblem& p, std::size_t topk = 0) const;
-  // Same, into a caller's buffer (reused across calls to avoid allocation).
-  void plan_into(const GemmProblem& p, std::size_t topk, std::vector<Verdict>& out) const;
+  // Same, into a caller's buffer (reused across calls to avoid allocation);
+  // returns how many configurations were feasible before the topk cut.
+  std::size_t plan_into(const GemmProblem& p, std::size_t topk, std::vector<Verdict>& out) const;
   // Number of configurations in the space that pass C1-C3 (before the
   // block_K <= K filter of a particular problem).
   std::size_t shape_independent_feasible() const { return feasible_.size(); }

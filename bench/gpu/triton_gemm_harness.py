@@ -1,0 +1,637 @@
+#!/usr/bin/env python3
+"""Ground truth for tileplan: Triton fp16 GEMM over a tile grid, on one GPU.
+
+For every configuration (BM, BN, BK, stages, warps) of the grid below this
+script records what the compiler and the driver granted (registers per thread,
+spills, shared memory, blocks per SM), then, for every shape, checks each
+kernel against torch.matmul and times it. Output is JSON Lines in the format of
+data/h200-triton/ (see bench/gpu/README.md):
+
+    configs.jsonl   one line per configuration
+    timings.jsonl   one line per (shape, configuration), plus key "cublas"
+    meta.json       device, driver, versions, clocks before/after, phase times
+    split.json      calibration and held-out shape lists
+
+Method (kept identical to data/h200-triton/):
+  * kernel: Triton-tutorial matmul, A[M,K] and B[K,N] row-major fp16, fp32
+    accumulation with tl.dot, fp16 output, masked loads/stores, GROUP_M = 8
+    grouped program order, one program per BM x BN output tile;
+  * inputs: random normal fp16, drawn fresh for every shape (never zeros);
+  * check: output poisoned with NaN, one launch, then every element compared
+    with torch.matmul: rel_err = ||C - C_ref|| / ||C_ref|| in fp32, NaNs counted;
+  * timing: triton.testing.do_bench(fn, warmup=5, rep=25, return_mode="median")
+    for Triton configs, warmup=10, rep=50 for torch.matmul (cuBLAS);
+  * occupancy: cuOccupancyMaxActiveBlocksPerMultiprocessor(function,
+    32 * warps, shared) through the CUDA driver API.
+
+All 216 configurations are compiled once, in parallel worker processes that
+share Triton's on-disk cache; the main process then loads them from the cache.
+All shapes used are multiples of 16, so they share one specialization of the
+kernel and no shape triggers a recompile.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import ctypes
+import datetime
+import json
+import math
+import multiprocessing
+import os
+import subprocess
+import sys
+import time
+
+import torch
+import triton
+import triton.language as tl
+
+# ---------------------------------------------------------------------------
+# Shapes (M, N, K) and the configuration grid
+# ---------------------------------------------------------------------------
+
+CALIBRATION = [
+    (4096, 4096, 4096), (8192, 8192, 8192), (4096, 11008, 4096), (2048, 2048, 2048),
+    (128, 4096, 4096), (1024, 1024, 8192), (16, 4096, 4096), (256, 4096, 4096),
+    (8192, 8192, 256), (3008, 3008, 3008), (2048, 8192, 2048), (4096, 14336, 4096),
+    (512, 512, 16384), (768, 768, 768), (96, 12288, 4096), (16384, 16384, 1024),
+    (4000, 4000, 4000), (1040, 4112, 2064), (6144, 6144, 6144), (64, 8192, 8192),
+]
+HELD_OUT = [
+    (32, 8192, 8192), (64, 4096, 14336), (1024, 1024, 1024), (4096, 4096, 512),
+    (2000, 2000, 2000), (8192, 1024, 4096), (4096, 4096, 14336), (512, 14336, 4096),
+    (2048, 2048, 16384), (1536, 1536, 12288), (12288, 96, 4096), (16384, 4096, 128),
+]
+
+BLOCK_MS = (64, 128, 256)
+BLOCK_NS = (64, 128, 256)
+BLOCK_KS = (32, 64, 128)
+STAGES = (2, 3, 4, 5)
+WARPS = (4, 8)
+GROUP_M = 8
+
+# Smoke-test subset: small and large tiles, a spilling one, a refused one.
+QUICK_CONFIGS = [
+    "64x64x32_s2_w4", "64x64x128_s5_w4", "64x128x128_s4_w4", "64x128x128_s5_w4",
+    "128x128x64_s3_w8", "128x256x32_s5_w8", "128x256x64_s4_w8", "256x128x64_s3_w8",
+    "256x256x32_s2_w4", "256x256x64_s3_w8", "256x256x128_s2_w8", "256x256x128_s5_w8",
+]
+QUICK_SHAPES = [(4096, 4096, 4096), (1040, 4112, 2064)]
+
+# do_bench parameters (milliseconds), as in data/h200-triton/.
+TRITON_WARMUP_MS, TRITON_REP_MS = 5, 25
+CUBLAS_WARMUP_MS, CUBLAS_REP_MS = 10, 50
+
+# Tiny problem used to compile each configuration in the workers. All of its
+# sizes and strides are multiples of 16 and its inner strides are 1, like every
+# shape above, so it selects the same specialization.
+WARM_SIZE = 256
+
+
+def shape_name(shape):
+    return "x".join(str(d) for d in shape)
+
+
+def parse_shape(text):
+    dims = tuple(int(d) for d in text.lower().split("x"))
+    if len(dims) != 3 or any(d <= 0 for d in dims):
+        raise argparse.ArgumentTypeError(f"shape '{text}' is not MxNxK")
+    return dims
+
+
+def config_key(cfg):
+    return f"{cfg['BM']}x{cfg['BN']}x{cfg['BK']}_s{cfg['stages']}_w{cfg['warps']}"
+
+
+def config_grid():
+    """All 216 configurations, in the order of data/h200-triton/configs.jsonl."""
+    grid = []
+    for bm in BLOCK_MS:
+        for bn in BLOCK_NS:
+            for bk in BLOCK_KS:
+                for stages in STAGES:
+                    for warps in WARPS:
+                        cfg = {"BM": bm, "BN": bn, "BK": bk, "stages": stages, "warps": warps}
+                        cfg["key"] = config_key(cfg)
+                        grid.append(cfg)
+    return grid
+
+
+# ---------------------------------------------------------------------------
+# The kernel: Triton tutorial 03 (matrix multiplication), fp16 in, fp32 accumulate
+# ---------------------------------------------------------------------------
+
+
+@triton.jit
+def matmul_kernel(
+    a_ptr, b_ptr, c_ptr,
+    M, N, K,
+    stride_am, stride_ak,
+    stride_bk, stride_bn,
+    stride_cm, stride_cn,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+    GROUP_M: tl.constexpr,
+):
+    # program id -> (pid_m, pid_n), grouped GROUP_M tile-rows at a time so that
+    # programs running together share rows of A and columns of B in L2.
+    pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    num_pid_in_group = GROUP_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+
+    tl.assume(pid_m >= 0)
+    tl.assume(pid_n >= 0)
+    tl.assume(stride_am > 0)
+    tl.assume(stride_ak > 0)
+    tl.assume(stride_bn > 0)
+    tl.assume(stride_bk > 0)
+    tl.assume(stride_cm > 0)
+    tl.assume(stride_cn > 0)
+
+    # Rows of A and columns of B past the edge wrap around (their results are
+    # never stored); the K edge is masked with zeros.
+    offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
+    b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
+
+    accumulator = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0)
+        accumulator = tl.dot(a, b, accumulator)
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
+    c = accumulator.to(tl.float16)
+
+    offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
+    c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
+    tl.store(c_ptrs, c, mask=c_mask)
+
+
+def kernel_args(a, b, c):
+    M, K = a.shape
+    _, N = b.shape
+    return (a, b, c, M, N, K,
+            a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1))
+
+
+def meta_args(cfg):
+    return dict(BLOCK_M=cfg["BM"], BLOCK_N=cfg["BN"], BLOCK_K=cfg["BK"], GROUP_M=GROUP_M,
+                num_warps=cfg["warps"], num_stages=cfg["stages"])
+
+
+def warm_tensors():
+    a = torch.empty((WARM_SIZE, WARM_SIZE), device="cuda", dtype=torch.float16)
+    b = torch.empty((WARM_SIZE, WARM_SIZE), device="cuda", dtype=torch.float16)
+    c = torch.empty((WARM_SIZE, WARM_SIZE), device="cuda", dtype=torch.float16)
+    return a, b, c
+
+
+# ---------------------------------------------------------------------------
+# Compile phase (worker processes)
+# ---------------------------------------------------------------------------
+
+_WORKER_TENSORS = None
+
+
+def _compile_worker(cfg):
+    """Compile one configuration into Triton's on-disk cache; no launch."""
+    global _WORKER_TENSORS
+    t0 = time.perf_counter()
+    try:
+        if _WORKER_TENSORS is None:
+            _WORKER_TENSORS = warm_tensors()
+        matmul_kernel.warmup(*kernel_args(*_WORKER_TENSORS), grid=(1,), **meta_args(cfg))
+        err = None
+    except Exception as e:  # reported per configuration, never fatal here
+        err = f"{type(e).__name__}: {e}"
+    return cfg["key"], time.perf_counter() - t0, err
+
+
+def compile_all(configs, workers):
+    """Compile in `workers` spawned processes; largest tiles first (longest)."""
+    order = sorted(configs, key=lambda c: -(c["BM"] * c["BN"] * c["BK"] * c["stages"]))
+    results = {}
+    if workers <= 1:
+        for cfg in order:
+            key, secs, err = _compile_worker(cfg)
+            results[key] = (secs, err)
+        return results
+    ctx = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        for key, secs, err in pool.map(_compile_worker, order):
+            results[key] = (secs, err)
+    return results
+
+
+# ---------------------------------------------------------------------------
+# Driver-granted occupancy
+# ---------------------------------------------------------------------------
+
+
+def occupancy_bindings(function_handle, threads, shared_bytes):
+    from cuda.bindings import driver as cu
+    err, blocks = cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+        cu.CUfunction(function_handle), threads, shared_bytes)
+    if err != cu.CUresult.CUDA_SUCCESS:
+        raise RuntimeError(f"cuOccupancyMaxActiveBlocksPerMultiprocessor: {err}")
+    return int(blocks)
+
+
+def occupancy_ctypes(function_handle, threads, shared_bytes):
+    lib = ctypes.CDLL("libcuda.so.1")
+    blocks = ctypes.c_int(0)
+    rc = lib.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+        ctypes.byref(blocks), ctypes.c_void_p(function_handle), ctypes.c_int(threads),
+        ctypes.c_size_t(shared_bytes))
+    if rc != 0:
+        raise RuntimeError(f"cuOccupancyMaxActiveBlocksPerMultiprocessor: CUresult {rc}")
+    return int(blocks.value)
+
+
+def occupancy(function_handle, threads, shared_bytes):
+    """Blocks per SM the driver grants for `threads` threads per block and
+    `shared_bytes` of dynamic shared memory. Asks through cuda.bindings and
+    through ctypes on libcuda; returns (blocks, api, answer of the other api)."""
+    try:
+        blocks = occupancy_bindings(function_handle, threads, shared_bytes)
+        api = "cuda.bindings.driver"
+    except Exception as e:
+        blocks, api = None, f"ctypes (cuda.bindings failed: {type(e).__name__}: {e})"
+    try:
+        other = occupancy_ctypes(function_handle, threads, shared_bytes)
+    except Exception:
+        other = None
+    if blocks is None:
+        if other is None:
+            raise RuntimeError("occupancy query failed through both cuda.bindings and ctypes")
+        return other, api, None
+    return blocks, api, other
+
+
+# ---------------------------------------------------------------------------
+# Machine description
+# ---------------------------------------------------------------------------
+
+SMI_FIELDS = ["name", "driver_version", "clocks.sm", "clocks.mem", "clocks.max.sm", "clocks.max.mem",
+              "temperature.gpu", "power.draw", "power.limit", "pstate"]
+
+
+def smi_query(fields):
+    try:
+        out = subprocess.run(["nvidia-smi", f"--query-gpu={','.join(fields)}", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=30)
+        if out.returncode != 0:
+            return None
+        values = [v.strip() for v in out.stdout.strip().splitlines()[0].split(",")]
+        return dict(zip(fields, values))
+    except Exception:
+        return None
+
+
+def smi_snapshot():
+    snap = smi_query(SMI_FIELDS) or {}
+    reasons = smi_query(["clocks_event_reasons.active"]) or smi_query(["clocks_throttle_reasons.active"])
+    if reasons:
+        snap.update(reasons)
+    snap["time_utc"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    return snap
+
+
+def sm_clock_mhz():
+    q = smi_query(["clocks.sm"])
+    return q["clocks.sm"] if q else None
+
+
+def machine_meta():
+    props = torch.cuda.get_device_properties(0)
+    date = subprocess.run(["date"], capture_output=True, text=True).stdout.strip()
+    meta = {
+        "date": date,
+        "date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "gpu": props.name,
+        "sm_count": props.multi_processor_count,
+        "l2_bytes": getattr(props, "L2_cache_size", None),
+        "total_memory_bytes": props.total_memory,
+        "compute_capability": f"{props.major}.{props.minor}",
+        "shared_memory_per_block_optin": getattr(props, "shared_memory_per_block_optin", None),
+        "shared_memory_per_multiprocessor": getattr(props, "shared_memory_per_multiprocessor", None),
+        "regs_per_multiprocessor": getattr(props, "regs_per_multiprocessor", None),
+        "max_threads_per_multiprocessor": getattr(props, "max_threads_per_multi_processor", None),
+        "python": sys.version.split()[0],
+        "torch": torch.__version__,
+        "torch_cuda": torch.version.cuda,
+        "triton": triton.__version__,
+        "torch_matmul_flags": {
+            "allow_tf32": torch.backends.cuda.matmul.allow_tf32,
+            "allow_fp16_reduced_precision_reduction":
+                torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction,
+        },
+        "nvidia_smi_before": smi_snapshot(),
+    }
+    meta["driver"] = meta["nvidia_smi_before"].get("driver_version")
+    try:
+        from cuda.bindings import driver as cu
+        err, version = cu.cuDriverGetVersion()
+        meta["cuda_driver_api_version"] = int(version)
+    except Exception:
+        pass
+    return meta
+
+
+# ---------------------------------------------------------------------------
+# Main
+# ---------------------------------------------------------------------------
+
+
+class JsonlWriter:
+    """Append JSON lines and flush each one, so a cut-off run keeps its rows."""
+
+    def __init__(self, path):
+        self.f = open(path, "w", buffering=1)
+
+    def write(self, row):
+        self.f.write(json.dumps(row) + "\n")
+        self.f.flush()
+
+    def close(self):
+        self.f.close()
+
+
+def write_json(path, obj):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(obj, f, indent=2)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+def select_configs(args):
+    grid = config_grid()
+    if args.configs:
+        wanted = args.configs.split(",")
+        by_key = {c["key"]: c for c in grid}
+        unknown = [k for k in wanted if k not in by_key]
+        if unknown:
+            sys.exit(f"error: --configs: unknown keys {unknown}")
+        grid = [c for c in grid if c["key"] in set(wanted)]
+    elif args.quick:
+        grid = [c for c in grid if c["key"] in set(QUICK_CONFIGS)]
+    if args.configs_limit and args.configs_limit < len(grid):
+        # Evenly spaced over the grid order, first and last included.
+        n = args.configs_limit
+        idx = sorted({round(i * (len(grid) - 1) / max(n - 1, 1)) for i in range(n)})
+        grid = [grid[i] for i in idx]
+    return grid
+
+
+def select_shapes(args):
+    if args.shapes:
+        shapes = []
+        for item in args.shapes.split(","):
+            if item == "calibration":
+                shapes += CALIBRATION
+            elif item in ("heldout", "held_out"):
+                shapes += HELD_OUT
+            else:
+                shapes.append(parse_shape(item))
+        return shapes
+    if args.quick:
+        return list(QUICK_SHAPES)
+    return CALIBRATION + HELD_OUT
+
+
+def rel_error(c, ref):
+    """||c - ref|| / ||ref|| in fp32 over every element, and the NaN count."""
+    n_nan = int(torch.isnan(c).sum().item())
+    diff = torch.linalg.vector_norm(c.float() - ref.float())
+    denom = torch.linalg.vector_norm(ref.float())
+    return float(diff / denom), n_nan
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", required=True, help="output folder (created)")
+    ap.add_argument("--shapes", help="comma list of MxNxK, or 'calibration' / 'heldout' "
+                    "(default: all calibration shapes, then all held-out ones)")
+    ap.add_argument("--configs", help="comma list of configuration keys to run")
+    ap.add_argument("--configs-limit", type=int, default=0,
+                    help="keep N configurations, evenly spaced over the grid order")
+    ap.add_argument("--quick", action="store_true",
+                    help="smoke test: 2 shapes x 12 chosen configurations")
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                    help="compile processes (default: all CPU cores)")
+    ap.add_argument("--deadline-s", type=float, default=0,
+                    help="start no new shape after this many seconds (0: none)")
+    ap.add_argument("--seed", type=int, default=20261129)
+    ap.add_argument("--verbose", action="store_true", help="one line per timed row (implied by --quick)")
+    args = ap.parse_args()
+    args.verbose = args.verbose or args.quick
+
+    t_start = time.perf_counter()
+    os.makedirs(args.out, exist_ok=True)
+    configs = select_configs(args)
+    shapes = select_shapes(args)
+    for s in shapes:
+        if any(d % 16 for d in s):
+            print(f"warning: {shape_name(s)} is not a multiple of 16: Triton will specialize "
+                  "differently and recompile every configuration", flush=True)
+
+    write_json(os.path.join(args.out, "split.json"), {
+        "calibration": [shape_name(s) for s in CALIBRATION],
+        "held_out": [shape_name(s) for s in HELD_OUT],
+        "measured": [shape_name(s) for s in shapes],
+        "shape_format": "MxNxK: C[M,N] = A[M,K] . B[K,N]",
+    })
+
+    torch.cuda.init()
+    meta = machine_meta()
+    meta_path = os.path.join(args.out, "meta.json")
+    meta.update({
+        "kernel": "Triton tutorial matmul: fp16 A[M,K], B[K,N] row-major, fp32 accumulate (tl.dot), "
+                  "fp16 C, masked loads/stores, GROUP_M=8",
+        "do_bench": {"triton": {"warmup_ms": TRITON_WARMUP_MS, "rep_ms": TRITON_REP_MS,
+                                "return_mode": "median"},
+                     "cublas": {"warmup_ms": CUBLAS_WARMUP_MS, "rep_ms": CUBLAS_REP_MS,
+                                "return_mode": "median"}},
+        "inputs": "torch.randn fp16, fresh per shape; torch.manual_seed(seed + shape index)",
+        "seed": args.seed,
+        "n_configs": len(configs),
+        "shapes_requested": [shape_name(s) for s in shapes],
+        "shapes_done": [],
+        "per_shape": [],
+        "status": "running",
+    })
+    write_json(meta_path, meta)
+    print(f"# {meta['gpu']}, {meta['sm_count']} SMs, L2 {meta['l2_bytes']} B, driver {meta['driver']}, "
+          f"torch {meta['torch']}, triton {meta['triton']}", flush=True)
+    print(f"# clocks before: {meta['nvidia_smi_before']}", flush=True)
+    print(f"# {len(configs)} configurations x {len(shapes)} shapes", flush=True)
+
+    # -- compile phase: workers fill the on-disk cache --------------------------
+    # Build Triton's driver helpers here once so the workers find them cached.
+    triton.runtime.driver.active.get_current_target()
+    t0 = time.perf_counter()
+    compiled = compile_all(configs, args.workers)
+    t_compile = time.perf_counter() - t0
+    worst = max(compiled.items(), key=lambda kv: kv[1][0])
+    print(f"# compile: {len(compiled)} configurations with {args.workers} workers in {t_compile:.1f} s "
+          f"(slowest {worst[0]}: {worst[1][0]:.1f} s)", flush=True)
+
+    # -- load phase: cache hits in this process; resources and occupancy --------
+    t0 = time.perf_counter()
+    wa, wb, wc = warm_tensors()
+    cfg_writer = JsonlWriter(os.path.join(args.out, "configs.jsonl"))
+    runnable = []
+    slow_loads = []
+    occ_api = None
+    occ_disagree = []
+    for cfg in configs:
+        row = dict(cfg)
+        tl0 = time.perf_counter()
+        err = compiled[cfg["key"]][1]
+        if err is None:
+            try:
+                kernel = matmul_kernel.warmup(*kernel_args(wa, wb, wc), grid=(1,), **meta_args(cfg))
+                kernel._init_handles()
+                shared = int(kernel.metadata.shared)
+                occ, occ_api, occ_c = occupancy(kernel.function, 32 * cfg["warps"], shared)
+                if occ_c is not None and occ_c != occ:
+                    occ_disagree.append((cfg["key"], occ, occ_c))
+                row.update(n_regs=int(kernel.n_regs), n_spills=int(kernel.n_spills), shared=shared,
+                           occupancy=occ)
+                runnable.append(cfg)
+            except Exception as e:
+                err = f"{type(e).__name__}: {e}"
+        if err is not None:
+            row["error"] = err
+        load_s = time.perf_counter() - tl0
+        if load_s > 0.5:
+            slow_loads.append((cfg["key"], round(load_s, 2)))
+        cfg_writer.write(row)
+        print(f"  {cfg['key']:<20} compile {compiled[cfg['key']][0]:5.1f} s  load {load_s * 1e3:6.0f} ms  "
+              + (f"regs {row['n_regs']:3d} spills {row['n_spills']:4d} smem {row['shared']:6d} "
+                 f"occ {row['occupancy']}" if "error" not in row else row["error"][:90]), flush=True)
+    cfg_writer.close()
+    del wa, wb, wc
+    t_load = time.perf_counter() - t0
+    print(f"# load: {len(runnable)} runnable, {len(configs) - len(runnable)} refused, {t_load:.1f} s; "
+          f"occupancy via {occ_api}; loads over 0.5 s (cache misses?): {slow_loads or 'none'}; "
+          f"cuda.bindings vs ctypes occupancy disagreements: {occ_disagree or 'none'}", flush=True)
+    meta.update(compile_s=round(t_compile, 1), compile_workers=args.workers, load_s=round(t_load, 1),
+                occupancy_api=occ_api, n_runnable=len(runnable), slow_loads=slow_loads)
+    write_json(meta_path, meta)
+
+    # -- timing phase -----------------------------------------------------------
+    t_timing0 = time.perf_counter()
+    tim_writer = JsonlWriter(os.path.join(args.out, "timings.jsonl"))
+    summary = []
+    stopped_early = False
+    for si, (M, N, K) in enumerate(shapes):
+        if args.deadline_s and time.perf_counter() - t_start > args.deadline_s:
+            stopped_early = True
+            print(f"# deadline reached: stopping before {shape_name((M, N, K))}", flush=True)
+            break
+        ts0 = time.perf_counter()
+        torch.manual_seed(args.seed + si)
+        a = torch.randn((M, K), device="cuda", dtype=torch.float16)
+        b = torch.randn((K, N), device="cuda", dtype=torch.float16)
+        ref = torch.matmul(a, b)
+        # cuBLAS itself against an fp32 product of the same fp16 inputs.
+        ref32 = torch.matmul(a.float(), b.float())
+        cublas_vs_fp32 = float(torch.linalg.vector_norm(ref.float() - ref32) / torch.linalg.vector_norm(ref32))
+        del ref32
+        ref_nan = int(torch.isnan(ref).sum().item())
+        cublas_ms = triton.testing.do_bench(lambda: torch.matmul(a, b), warmup=CUBLAS_WARMUP_MS,
+                                            rep=CUBLAS_REP_MS, return_mode="median")
+        tim_writer.write({"M": M, "N": N, "K": K, "key": "cublas", "ms": cublas_ms})
+
+        c = torch.empty((M, N), device="cuda", dtype=torch.float16)
+        args_ = kernel_args(a, b, c)
+        best = None
+        max_rel, nonzero, nan_rows, failures = 0.0, 0, 0, []
+        for cfg in runnable:
+            grid = (triton.cdiv(M, cfg["BM"]) * triton.cdiv(N, cfg["BN"]),)
+            margs = meta_args(cfg)
+
+            def fn():
+                matmul_kernel[grid](*args_, **margs)
+
+            try:
+                c.fill_(float("nan"))
+                fn()
+                torch.cuda.synchronize()
+                rel, n_nan = rel_error(c, ref)
+                ms = triton.testing.do_bench(fn, warmup=TRITON_WARMUP_MS, rep=TRITON_REP_MS,
+                                             return_mode="median")
+            except Exception as e:
+                failures.append((cfg["key"], f"{type(e).__name__}: {e}"))
+                print(f"  FAIL {shape_name((M, N, K))} {cfg['key']}: {type(e).__name__}: {e}", flush=True)
+                continue
+            row = {"M": M, "N": N, "K": K, "key": cfg["key"], "ms": ms}
+            if n_nan:
+                row["rel_err"] = None
+                row["n_nan"] = n_nan
+                nan_rows += 1
+            else:
+                row["rel_err"] = rel
+                max_rel = max(max_rel, rel)
+                nonzero += rel != 0.0
+            tim_writer.write(row)
+            if args.verbose:
+                print(f"  {shape_name((M, N, K))} {cfg['key']:<20} {ms:.4f} ms  rel_err {rel:.2e}  "
+                      f"NaN {n_nan}", flush=True)
+            if n_nan == 0 and (best is None or ms < best[1]):
+                best = (cfg["key"], ms)
+        del a, b, c, ref
+        shape_s = time.perf_counter() - ts0
+        clock = sm_clock_mhz()
+        info = {"shape": shape_name((M, N, K)),
+                "split": "calibration" if (M, N, K) in CALIBRATION else
+                         "held_out" if (M, N, K) in HELD_OUT else "other",
+                "best_key": best[0] if best else None, "best_ms": best[1] if best else None,
+                "cublas_ms": cublas_ms, "cublas_vs_fp32_rel_err": cublas_vs_fp32, "ref_nan": ref_nan,
+                "max_rel_err": max_rel, "n_rel_err_nonzero": int(nonzero), "n_nan_rows": nan_rows,
+                "n_failed": len(failures), "seconds": round(shape_s, 1), "sm_clock_after": clock}
+        summary.append(info)
+        meta["shapes_done"].append(info["shape"])
+        meta["per_shape"].append(info)
+        write_json(meta_path, meta)
+        print(f"# {info['shape']:<18} best {info['best_key']} {info['best_ms'] or float('nan'):.4f} ms | cuBLAS "
+              f"{cublas_ms:.4f} ms | max rel_err {max_rel:.2e} ({nonzero} nonzero, {nan_rows} NaN, "
+              f"{len(failures)} failed) | {shape_s:.1f} s, SM clock after {clock}", flush=True)
+    tim_writer.close()
+    t_timing = time.perf_counter() - t_timing0
+
+    meta.update(timing_s=round(t_timing, 1), total_s=round(time.perf_counter() - t_start, 1),
+                nvidia_smi_after=smi_snapshot(),
+                status="stopped at deadline" if stopped_early else "complete")
+    write_json(meta_path, meta)
+
+    print("\n| shape | split | best config | best ms | TFLOP/s | cuBLAS ms | best/cuBLAS | max rel_err |")
+    print("|---|---|---|---|---|---|---|---|")
+    for s in summary:
+        M, N, K = (int(d) for d in s["shape"].split("x"))
+        best_ms = s["best_ms"] if s["best_ms"] else float("nan")
+        tflops = 2 * M * N * K / (best_ms * 1e-3) / 1e12
+        ratio = best_ms / s["cublas_ms"]
+        print(f"| {s['shape']} | {s['split']} | {s['best_key']} | {best_ms:.4f} | {tflops:.0f} | "
+              f"{s['cublas_ms']:.4f} | {ratio:.2f} | {s['max_rel_err']:.1e} |")
+    print(f"\n# elapsed: compile {t_compile:.1f} s, load {t_load:.1f} s, timing {t_timing:.1f} s, "
+          f"total {time.perf_counter() - t_start:.1f} s; status {meta['status']}")
+    print(f"# clocks after: {meta['nvidia_smi_after']}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+// Bad input to `tileplan tile` and `tileplan devices`: one line on stderr that
+// names the flag (or file and line) and the rule, exit status 2, nothing on stdout.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "run_cli.hpp"
+
+namespace tileplan::test {
+namespace {
+
+struct BadInput {
+  const char* args;
+  const char* mentions;  // the flag or line the message must name
+};
+
+class TileBadInput : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(TileBadInput, OneLineExitTwo) {
+  const BadInput& c = GetParam();
+  const CliResult r = run_cli(c.args);
+  EXPECT_EQ(r.status, 2) << c.args << "\n" << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find(c.mentions), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out.substr(0, 200);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Flags, TileBadInput,
+    ::testing::Values(BadInput{"tile --m 0", "--m"}, BadInput{"tile --n -4", "--n"}, BadInput{"tile --k abc", "--k"},
+                      BadInput{"tile --m 12.5", "--m"}, BadInput{"tile --m ''", "--m"},
+                      BadInput{"tile --m 99999999999999999999", "--m"},
+                      BadInput{"tile --m 2000000000 --n 2000000000 --k 2000000000", "64 bits"},
+                      BadInput{"tile --m 4294967296", "--m"}, BadInput{"tile --instr tensor", "--instr"},
+                      BadInput{"tile --device h300", "--device"}, BadInput{"tile --sm-count 0", "--sm-count"},
+                      BadInput{"tile --sm-count -1", "--sm-count"}, BadInput{"tile --smem-kb 0", "--smem-kb"},
+                      BadInput{"tile --smem-kb 99999999999999", "--smem-kb"},
+                      BadInput{"tile --block-m ''", "--block-m"}, BadInput{"tile --block-n 64,,128", "--block-n"},
+                      BadInput{"tile --block-k 0", "--block-k"}, BadInput{"tile --stages 2,x", "--stages"},
+                      BadInput{"tile --threads 1048576", "--threads"}, BadInput{"tile --block-m 64,", "--block-m"},
+                      BadInput{"tile --topk -1", "--topk"}, BadInput{"tile --format xml", "--format"},
+                      BadInput{"tile --model magic", "--model"},
+                      BadInput{"tile --diagnose --block-m 64,128", "--block-m"},
+                      BadInput{"tile --unknown-flag", "--unknown-flag"}, BadInput{"", "subcommand"},
+                      BadInput{"devices --device nope", "--device"}),
+    [](const ::testing::TestParamInfo<BadInput>& info) { return "Case" + std::to_string(info.index); });
+
+// Shapes files: each malformed line is named by file and line number.
+class ShapesBadInput : public ::testing::TestWithParam<std::pair<const char*, const char*>> {};
+
+TEST_P(ShapesBadInput, NamesTheLine) {
+  const auto& [content, mentions] = GetParam();
+  const std::string path = "/tmp/tileplan_bad_shapes_" + std::to_string(::getpid()) + ".txt";
+  {
+    std::ofstream f(path);
+    f << content;
+  }
+  const CliResult r = run_cli("tile --shapes " + path);
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find(mentions), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  std::remove(path.c_str());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Files, ShapesBadInput,
+    ::testing::Values(std::pair{"4096 4096 4096\n128 4096\n", ":2:"}, std::pair{"# only comments\n\n", "no shapes"},
+                      std::pair{"1 2 3 4\n", ":1:"}, std::pair{"64 64 64\n\n0 64 64\n", ":3:"},
+                      std::pair{"64 x 64\n", ":1:"}, std::pair{"64,64,-1\n", ":1:"},
+                      std::pair{"3000000000 1 1\n", ":1:"}, std::pair{"64;64;64\n", ":1:"},
+                      std::pair{"2000000000 2000000000 2000000000\n", "64 bits"}),
+    [](const auto& info) { return "Line" + std::to_string(info.index); });
+
+TEST(ShapesBadInput, UnreadableFile) {
+  const CliResult r = run_cli("tile --shapes /nonexistent/shapes.txt");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--shapes"), std::string::npos) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1);
+}
+
+TEST(ShapesBadInput, DirectoryIsNotAFile) {
+  const CliResult r = run_cli("tile --shapes /tmp");
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+}
+
+TEST(ShapesBadInput, WrongFormatWithShapes) {
+  const CliResult r = run_cli("tile --shapes /dev/null --format csv");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(count_lines(r.err), 1);
+}
+
+TEST(TileBadOutput, UnwritableOutputFile) {
+  const CliResult r = run_cli("tile --output /nonexistent/dir/out.txt");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--output"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace tileplan::test
