@@ -16,28 +16,29 @@ constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // configurations whose blocks/SM equal the driver's.
 constexpr RegisterProfile kTritonRegs{
     .accumulators_only = false,
-    .base = 16.008,
-    .per_accumulator = 1.204,
-    .per_a_vector = 3.299,
-    .per_b_vector = 2.428,
+    .base = 16.119,
+    .per_accumulator = 1.232,
+    .per_a_vector = 2.490,
+    .per_b_vector = 2.902,
     .spill_reserve = 16,
 };
 constexpr std::string_view kTritonRegsData =
-    "data/h200-triton/configs.jsonl (168 compiled configurations; n_regs and occupancy as the driver "
-    "reports them); `tileplan_fit --registers data/h200-triton`";
+    "data/h200-triton-v2/configs.jsonl and data/h200-triton/configs.jsonl (168 compiled configurations "
+    "each; n_regs and occupancy as the driver reports them); `tileplan_fit --registers data/h200-triton-v2 "
+    "data/h200-triton`";
 
 constexpr TimeConstants kTritonTime{
-    .mma_efficiency = 0.85,
-    .mma_n_half = 12.0,
-    .mma_m_half = 0.0,
-    .sm_bandwidth_gbps = 200.0,
-    .load_latency_cycles = 700.0,
-    .miss_latency_cycles = 1800.0,
-    .tile_overhead_us = 1.5,
-    .epilogue_factor = 4.0,
-    .dram_efficiency = 0.85,
-    .l2_reuse_fraction = 0.5,
-    .spill_factor = 8.0,
+    .mma_n_half = 19.0405,
+    .iteration_cycles = 132.17,
+    .load_latency_cycles = 1093.34,
+    .miss_latency_cycles = 115.715,
+    .tile_overhead_us = 0.47444,
+    .epilogue_factor = 1.19931,
+    .dram_efficiency = 0.698948,
+    .launch_us = 4.52609,
+    .overlap_exponent = 2.58971,
+    .l2_reuse_fraction = 0.99796,
+    .spill_factor = 5.88728,
 };
 constexpr std::string_view kTritonTimeData = "provisional";
 
@@ -192,10 +193,10 @@ TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem
   t.spills = spills;
   // MMA rate of one SM: the device's peak share, scaled by the unit tile's efficiency.
   const UnitTile u = unit_tile(cfg);
-  const double efficiency = k.mma_efficiency / (1.0 + k.mma_n_half / u.cols + k.mma_m_half / u.rows);
+  const double efficiency = u.cols / (u.cols + k.mma_n_half);
   const double sm_flops_per_us = dev.tensor_fp16_tflops * 1e6 / static_cast<double>(dev.sm_count);
   const double flops = 2.0 * static_cast<double>(cfg.block_m * cfg.block_n * cfg.block_k);
-  t.mma_us = flops / (sm_flops_per_us * efficiency);
+  t.mma_us = flops / (sm_flops_per_us * efficiency) + k.iteration_cycles / dev.boost_clock_mhz;
   t.stage_bytes = static_cast<double>((cfg.block_m + cfg.block_n) * cfg.block_k * p.elem_bytes);
   t.c_tile_bytes = static_cast<double>(cfg.block_m * cfg.block_n * p.elem_bytes);
   return t;
@@ -228,9 +229,9 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   const int64_t tiles = tiles_m * tiles_n;
   const double kt = static_cast<double>(ceil_div(p.k, t.block_k));
 
-  // L2 bandwidth is shared by the SMs that have work; one SM reads at most sm_bandwidth.
+  // L2 bandwidth is shared by the SMs that have work.
   const double active = static_cast<double>(std::min(tiles, sms));
-  const double sm_bytes_per_us = std::min(k.sm_bandwidth_gbps, dev.l2_bandwidth_gbps / active) * 1e3;
+  const double sm_bytes_per_us = dev.l2_bandwidth_gbps / active * 1e3;
   const double load_us = t.stage_bytes / sm_bytes_per_us;
 
   // DRAM traffic, and how much of a stage misses L2: each A row-panel is read
@@ -245,12 +246,18 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   const double latency_us = (k.load_latency_cycles + k.miss_latency_cycles * miss) / dev.boost_clock_mhz;
 
   // One main-loop iteration of j programs sharing an SM: the MMAs and loads of
-  // all j, or one program's pipeline round trip spread over stages-1 loads in flight.
-  const double chain_us = (t.mma_us + load_us + latency_us) / static_cast<double>(std::max<int64_t>(t.stages - 1, 1));
+  // all j, or one program's pipeline round trip spread over the stages in flight.
+  const double in_flight = static_cast<double>(std::max<int64_t>(std::min<int64_t>(t.stages - 1, ceil_div(p.k, t.block_k)), 1));
+  const double chain_us = (t.mma_us + load_us + latency_us) / in_flight;
+  const double busy_us = std::max(t.mma_us, load_us);
+  const double epilogue_us = k.epilogue_factor * t.c_tile_bytes / sm_bytes_per_us;
+  // A round of j programs on one SM: each one's critical path (start, first
+  // load, main loop, epilogue), or the SM's resources busy with all j.
   auto tile_us = [&](int64_t j) {
     const double jd = static_cast<double>(j);
     const double period = std::max({jd * t.mma_us, jd * load_us, chain_us});
-    return kt * period + k.tile_overhead_us + k.epilogue_factor * jd * t.c_tile_bytes / sm_bytes_per_us;
+    const double path = k.tile_overhead_us + latency_us + kt * period + epilogue_us;
+    return std::max(path, jd * (kt * busy_us + epilogue_us));
   };
   const int64_t per_sm = ceil_div(tiles, sms);
   const int64_t b = t.blocks_per_sm;
@@ -260,7 +267,9 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   if (rest) sm_us += tile_us(rest);
 
   const double dram_us = dram / (dev.dram_bandwidth_gbps * 1e3 * k.dram_efficiency);
-  double time = std::max(sm_us, dram_us);
+  // The SMs' time and DRAM's time overlap; a p-norm joins them smoothly.
+  const double hi = std::max(sm_us, dram_us), lo = std::min(sm_us, dram_us);
+  double time = k.launch_us + hi * std::pow(1.0 + std::pow(lo / hi, k.overlap_exponent), 1.0 / k.overlap_exponent);
   if (t.spills) time *= k.spill_factor;
 
   if (out) {
@@ -268,6 +277,8 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
     out->dram_bytes = dram;
     out->sm_us = sm_us;
     out->dram_us = dram_us;
+    // The bound of the first round: DRAM if it takes longer than the SMs,
+    // else the largest term of a main-loop iteration.
     const double j = static_cast<double>(full_rounds ? b : rest);
     if (dram_us >= sm_us)
       out->bound = TimeBound::dram;

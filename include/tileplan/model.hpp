@@ -17,15 +17,15 @@
 //
 // Run time (us), for tiles = ceil(M/block_M)*ceil(N/block_N) programs of
 // kt = ceil(K/block_K) main-loop iterations, b blocks per SM:
-//   t_mma   = 2*block_M*block_N*block_K / (peak_per_SM * mma_efficiency(warpgroup tile))
-//   t_load  = (block_M+block_N)*block_K*elem_bytes / bw_per_SM,
-//             bw_per_SM = min(l2_bandwidth / min(tiles, SMs), sm_bandwidth_max)
+//   t_mma   = 2*block_M*block_N*block_K / (peak_per_SM * n/(n + mma_n_half)) + iteration cycles / clock,
+//             n = the columns of one warpgroup's share of the tile
+//   t_load  = (block_M+block_N)*block_K*elem_bytes / bw_per_SM,  bw_per_SM = l2_bandwidth / min(tiles, SMs)
 //   L       = load latency + miss latency * (share of a stage that misses L2)
 //   period(j) = max(j*t_mma, j*t_load, (t_mma + t_load + L)/(stages-1))   j tiles sharing an SM
 //   t_tile(j) = kt*period(j) + tile overhead + epilogue(j)
 //   per SM: n = ceil(tiles/SMs) tiles in floor(n/b) rounds of b and one of n mod b
 //   t_dram  = DRAM bytes under the grouped tile order / (DRAM bandwidth * dram_efficiency)
-//   time    = max(t_SM, t_dram) * (spill_factor if the kernel spills)
+//   time    = (launch + max(t_SM, t_dram)) * (spill_factor if the kernel spills)
 #pragma once
 
 #include <array>
@@ -69,15 +69,15 @@ RegisterEstimate estimate_registers(const RegisterProfile& prof, const Device& d
 
 // X(name, unit, description)
 #define TILEPLAN_TIME_CONSTANTS(X)                                                                      \
-  X(mma_efficiency, "", "share of the device's peak tensor rate a large warpgroup tile reaches")        \
-  X(mma_n_half, "columns", "warpgroup tile width at which the MMA rate falls to half of that share")   \
-  X(mma_m_half, "rows", "warpgroup tile height at which the MMA rate falls to half of that share")     \
-  X(sm_bandwidth_gbps, "GB/s", "most one SM reads from L2 when few SMs compete")                        \
+  X(mma_n_half, "columns", "warpgroup tile width at which the MMA rate is half the device's peak")   \
+  X(iteration_cycles, "cycles", "fixed cost of one main-loop iteration beside its MMAs (waits, barrier)") \
   X(load_latency_cycles, "cycles", "round trip of one pipeline stage whose data hit in L2")           \
   X(miss_latency_cycles, "cycles", "added round trip when a stage's data come from DRAM")             \
   X(tile_overhead_us, "us", "fixed cost of one program: start, pipeline fill, drain")                 \
   X(epilogue_factor, "", "cost of writing the C tile, in units of its bytes at the SM's L2 bandwidth") \
   X(dram_efficiency, "", "share of DRAM bandwidth a GEMM's operand stream reaches")                    \
+  X(launch_us, "us", "fixed cost of one kernel: launch, first wave's ramp, last wave's drain")          \
+  X(overlap_exponent, "", "p of the p-norm that joins the SMs' time and DRAM's time")                    \
   X(l2_reuse_fraction, "", "share of L2 that keeps B resident across groups of tile rows")            \
   X(spill_factor, "", "slowdown of a kernel whose accumulators spill to local memory")
 
