@@ -28,17 +28,17 @@ constexpr std::string_view kTritonRegsData =
     "data/h200-triton`";
 
 constexpr TimeConstants kTritonTime{
-    .mma_n_half = 19.0405,
-    .iteration_cycles = 132.17,
-    .load_latency_cycles = 1093.34,
-    .miss_latency_cycles = 115.715,
-    .tile_overhead_us = 0.47444,
-    .epilogue_factor = 1.19931,
-    .dram_efficiency = 0.698948,
-    .launch_us = 4.52609,
-    .overlap_exponent = 2.58971,
-    .l2_reuse_fraction = 0.99796,
-    .spill_factor = 5.88728,
+    .mma_n_half = 33.9117474,
+    .iteration_cycles = 68.3548699,
+    .load_latency_cycles = 1670.35104,
+    .miss_latency_cycles = 315.959563,
+    .tile_overhead_us = 0.20321219,
+    .epilogue_factor = 1.6428488,
+    .dram_efficiency = 0.911079833,
+    .launch_us = 3.96542295,
+    .overlap_exponent = 2.50363479,
+    .l2_reuse_fraction = 1,
+    .spill_factor = 6.18556933,
 };
 constexpr std::string_view kTritonTimeData = "provisional";
 
@@ -248,7 +248,7 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   // One main-loop iteration of j programs sharing an SM: the MMAs and loads of
   // all j, or one program's pipeline round trip spread over the stages in flight.
   const double in_flight = static_cast<double>(std::max<int64_t>(std::min<int64_t>(t.stages - 1, ceil_div(p.k, t.block_k)), 1));
-  const double chain_us = (t.mma_us + load_us + latency_us) / in_flight;
+  const double chain_us = (load_us + latency_us) / in_flight;
   const double busy_us = std::max(t.mma_us, load_us);
   const double epilogue_us = k.epilogue_factor * t.c_tile_bytes / sm_bytes_per_us;
   // A round of j programs on one SM: each one's critical path (start, first

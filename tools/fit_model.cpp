@@ -233,6 +233,7 @@ double predict_sample(const Device& dev, const FitShape& s, const Sample& x, con
 
 struct ShapeFigures {
   double msle = 0;          // weighted mean squared log error (non-spilling)
+  double soft_regret = 0;   // log regret averaged over the picks, weighted by softmin of predicted time
   double top1 = 1, top5 = 1;
   std::size_t top1_index = 0;
 };
@@ -255,6 +256,16 @@ ShapeFigures shape_figures(const Device& dev, const FitShape& s, const TimeConst
   }
   f.msle /= std::max(wsum, 1e-300);
   std::sort(ranked.begin(), ranked.end());
+  // A smooth stand-in for the top-1 regret: configurations predicted within a
+  // few percent of the fastest share the pick.
+  constexpr double kTau = 0.03;
+  double num = 0, den = 0;
+  for (const auto& [pred, i] : ranked) {
+    const double w = std::exp(-std::log(pred / ranked.front().first) / kTau);
+    num += w * std::log(s.samples[i].ms / s.best_ms);
+    den += w;
+  }
+  f.soft_regret = num / den;
   f.top1_index = ranked.front().second;
   f.top1 = s.samples[ranked.front().second].ms / s.best_ms;
   double top5 = 1e300;
@@ -273,7 +284,7 @@ double objective(const Device& dev, const std::vector<FitShape>& shapes, const T
     if (s.check) continue;
     const ShapeFigures f = shape_figures(dev, s, k, group_m);
     msle += f.msle;
-    regret += std::log(f.top1) + 0.5 * std::log(f.top5);
+    regret += f.soft_regret;
     ++n;
   }
   return (msle + regret) / static_cast<double>(n);
@@ -306,7 +317,7 @@ void print_constants(const TimeConstants& k) {
   const auto values = to_array(k);
   const auto& info = time_constant_info();
   for (std::size_t i = 0; i < kTimeConstantCount; ++i)
-    fmt::print("    .{} = {:.6g},  // {}\n", info[i].name, values[i], info[i].unit);
+    fmt::print("    .{} = {:.9g},  // {}\n", info[i].name, values[i], info[i].unit);
 }
 
 int fit_time(const Device& dev, const std::vector<Dataset>& sets, int restarts, int iterations,
