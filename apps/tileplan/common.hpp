@@ -19,6 +19,12 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A check the user asked for did not pass (e.g. a validation threshold):
+// reported as one line, exit status 1.
+struct CheckFailed : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 inline void require(const std::optional<std::string>& error) {
   if (error) throw UsageError(*error);
 }
@@ -46,5 +52,6 @@ void emit(const std::string& text, const std::string& path = "");
 // Each subcommand registers itself on the app and runs when selected.
 void register_tile(CLI::App& app);
 void register_devices(CLI::App& app);
+void register_validate(CLI::App& app);
 
 }  // namespace tileplan::cli
