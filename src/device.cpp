@@ -17,7 +17,16 @@ constexpr const char* kAdaTuning =
 constexpr const char* kReservedSmem =
     "CUDA C++ Programming Guide, 'Shared Memory' (1 KB reserved per block on cc 8.0+); "
     "cuda_occupancy.h reservedSharedMemPerBlock";
-constexpr const char* kOccHeader = "cuda_occupancy.h (CUDA 13.0), cudaOccDeviceProp defaults";
+constexpr const char* kRegUnit =
+    "cuda_occupancy.h (CUDA 13.0), cudaOccRegAllocationGranularity: registers are allocated per warp in units of 256";
+constexpr const char* kSmemUnit =
+    "cuda_occupancy.h (CUDA 13.0), cudaOccSMemAllocationGranularity: 128 B on cc 8.x and 9.x";
+constexpr const char* kSubpartitions =
+    "Ampere, Hopper and Ada architecture whitepapers (four processing blocks per SM, each with 16384 of the SM's "
+    "registers); cuda_occupancy.h cudaOccSubPartitionsPerMultiprocessor";
+constexpr const char* kDefaultSmemBlock =
+    "CUDA C++ Programming Guide, 'Shared Memory': more than 48 KB per block must be dynamic and opted in with "
+    "cudaFuncAttributeMaxDynamicSharedMemorySize (cudaDeviceProp::sharedMemPerBlock = 49152)";
 constexpr const char* kH200Props =
     "CUDA device properties read on an H200 (data/h200-triton/README.md): 233472 B per SM, "
     "232448 B per block opt-in";
@@ -48,7 +57,8 @@ void common_limits(Device& d) {
   d.regs_per_block_max = 65536;
   d.regs_per_thread_max = 255;
   d.reg_alloc_unit = 256;
-  d.warp_alloc_granularity = 4;
+  d.sm_subpartitions = 4;
+  d.smem_per_block_default_bytes = 48 * 1024;
   d.max_threads_per_block = 1024;
   d.warp_size = 32;
   d.smem_reserved_per_block_bytes = 1024;
@@ -56,9 +66,10 @@ void common_limits(Device& d) {
   for (F f : {F::regs_per_sm, F::regs_per_block_max, F::regs_per_thread_max, F::max_threads_per_block,
               F::warp_size})
     set(d, f, kCudaGuideCC);
-  set(d, F::reg_alloc_unit, kOccHeader);
-  set(d, F::warp_alloc_granularity, kOccHeader);
-  set(d, F::smem_alloc_unit_bytes, kOccHeader);
+  set(d, F::reg_alloc_unit, kRegUnit);
+  set(d, F::sm_subpartitions, kSubpartitions);
+  set(d, F::smem_alloc_unit_bytes, kSmemUnit);
+  set(d, F::smem_per_block_default_bytes, kDefaultSmemBlock);
   set(d, F::smem_reserved_per_block_bytes, kReservedSmem);
 }
 
@@ -266,6 +277,10 @@ void override_smem_kb(Device& d, int64_t kb) {
   const std::string src = fmt::format("--smem-kb {} (block maximum: {} KB less the 1 KB reserve)", kb, kb);
   d.source[static_cast<std::size_t>(DeviceField::smem_per_sm_bytes)] = src;
   d.source[static_cast<std::size_t>(DeviceField::smem_per_block_max_bytes)] = src;
+  // The SM cannot be configured above what it has: keep the steps below kb, end at kb.
+  std::erase_if(d.smem_carveout_kb, [kb](int64_t step) { return step >= kb; });
+  d.smem_carveout_kb.push_back(kb);
+  d.carveout_source += fmt::format("; steps above --smem-kb {} dropped", kb);
 }
 
 void override_sm_count(Device& d, int64_t sms) {

@@ -52,6 +52,7 @@ void emit(const std::string& text, const std::string& path = "");
 // Each subcommand registers itself on the app and runs when selected.
 void register_tile(CLI::App& app);
 void register_devices(CLI::App& app);
+void register_occupancy(CLI::App& app);
 void register_validate(CLI::App& app);
 
 }  // namespace tileplan::cli

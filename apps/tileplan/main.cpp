@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   app.failure_message(CLI::FailureMessage::simple);
   tileplan::cli::register_tile(app);
   tileplan::cli::register_devices(app);
+  tileplan::cli::register_occupancy(app);
   tileplan::cli::register_validate(app);
   try {
     app.parse(argc, argv);

@@ -22,13 +22,14 @@ namespace tileplan {
   X(int64_t, sm_count, "SMs", "streaming multiprocessors")                                      \
   X(int64_t, smem_per_sm_bytes, "B", "shared memory per SM (largest carveout)")                 \
   X(int64_t, smem_per_block_max_bytes, "B", "shared memory per block (opt-in maximum)")         \
+  X(int64_t, smem_per_block_default_bytes, "B", "shared memory per block without opt-in")       \
   X(int64_t, smem_reserved_per_block_bytes, "B", "shared memory the system reserves per block") \
   X(int64_t, smem_alloc_unit_bytes, "B", "shared memory allocation granularity")                \
   X(int64_t, regs_per_sm, "regs", "32-bit registers per SM")                                    \
   X(int64_t, regs_per_block_max, "regs", "32-bit registers per block")                          \
   X(int64_t, regs_per_thread_max, "regs", "registers per thread")                               \
   X(int64_t, reg_alloc_unit, "regs", "register allocation unit per warp")                       \
-  X(int64_t, warp_alloc_granularity, "warps", "warps are allocated in groups of")               \
+  X(int64_t, sm_subpartitions, "", "SM sub-partitions (each holds 1/n of the register file)")   \
   X(int64_t, max_threads_per_sm, "threads", "resident threads per SM")                          \
   X(int64_t, max_threads_per_block, "threads", "threads per block")                             \
   X(int64_t, max_blocks_per_sm, "blocks", "resident blocks per SM")                             \
@@ -78,7 +79,8 @@ std::optional<Device> find_device(std::string_view name);
 std::string device_names();  // "h200, h100-sxm, ..." for error messages
 
 // The reference script's --smem-kb override: the SM has `kb` KB and one block
-// may use all of it but the 1 KB the system reserves.
+// may use all of it but the 1 KB the system reserves. The carveout steps above
+// `kb` are dropped and `kb` becomes the largest step.
 //   Requires: kb >= 1.
 void override_smem_kb(Device& d, int64_t kb);
 void override_sm_count(Device& d, int64_t sms);

@@ -3,6 +3,22 @@
 // spread over the SM's sub-partitions, shared memory per block plus the
 // system's reserve rounded to the allocation unit, the SM's shared-memory
 // carveout steps, and the per-SM limits on blocks, warps and threads.
+//
+// With w = ceil(threads / warp_size) warps per block (every constant a Device field):
+//   warps   blocks_by_warps = max_warps_per_sm / w              (0 if threads > max_threads_per_block)
+//   regs    r_warp = roundup(regs * warp_size, reg_alloc_unit)
+//           blocks_by_regs  = floor(regs_per_sm / sm_subpartitions / r_warp) * sm_subpartitions / w
+//                             (0 if regs > regs_per_thread_max or
+//                              r_warp * roundup(w, sm_subpartitions) > regs_per_block_max)
+//   smem    s_block = roundup(static + dynamic + smem_reserved_per_block, smem_alloc_unit)
+//           S = the carveout: the preference (percent of smem_per_sm, default 100) rounded up
+//               to a step of smem_carveout_kb; if one block does not fit in it, the
+//               smallest step that holds one block
+//           blocks_by_smem  = S / s_block                       (0 if static + dynamic > the opt-in maximum)
+//   blocks  blocks_by_blocks = max_blocks_per_sm
+//   blocks_per_sm = the smallest of the four.
+// docs/occupancy.md derives each rule and works an example by hand; the rules
+// agree with NVIDIA's cuda_occupancy.h and with the driver on an H200.
 #pragma once
 
 #include <cstdint>
@@ -37,12 +53,54 @@ struct Occupancy {
   int64_t active_warps = 0;      // blocks_per_sm * warps per block
   double occupancy_percent = 0;  // active warps over the SM's warp limit, x100
   int64_t smem_config_bytes = 0; // the carveout the SM runs with
+  int64_t warps_per_block = 0;        // ceil(threads / warp_size)
+  int64_t regs_per_warp = 0;          // registers allocated to one warp (rounded to the unit)
+  int64_t regs_per_block = 0;         // regs_per_warp * warps_per_block
+  int64_t smem_per_block_bytes = 0;   // allocated: static + dynamic + reserve, rounded to the unit
 };
 
-// Requires: check_occupancy_input(dev, in) returns nothing.
+// Ties go to the first of warps, regs, smem, blocks; when blocks_per_sm is 0,
+// `limiter` is the first limit that admits no block at all.
+// Requires: threads_per_block and regs_per_thread in 1..2^31, shared memory in
+//   0..2^40, a carveout in 0..100, and a device that passes the device part of
+//   check_occupancy_input. A block that cannot run (too many threads,
+//   registers or bytes) is not an error here: it gets 0 blocks per SM.
+// Ensures: blocks_per_sm == min(blocks_by_warps, blocks_by_regs, blocks_by_smem, blocks_by_blocks).
 Occupancy occupancy(const Device& dev, const OccupancyInput& in);
 
-// A user error in words (naming the quantity and the rule), or nothing.
+// Whether `l` gives as few blocks as the result (several limits can tie).
+bool limits(const Occupancy& o, Limiter l);
+
+// A user error in words (naming the flag, the quantity and the rule), or nothing:
+// threads 1..max_threads_per_block, registers 1..regs_per_thread_max, static
+// shared memory within the non-opt-in block limit, static + dynamic within the
+// opt-in maximum, carveout 0..100.
 std::optional<std::string> check_occupancy_input(const Device& dev, const OccupancyInput& in);
+
+// One more block per SM: for each limit on its own, the largest value of the
+// one input it depends on (the other inputs as given) at which that limit
+// allows `blocks_per_sm` blocks. Nothing where no value does.
+struct NextStep {
+  int64_t blocks_per_sm = 0;                     // the target: the current count + 1
+  std::optional<int64_t> max_regs_per_thread;    // blocks_by_regs >= blocks_per_sm
+  std::optional<int64_t> max_smem_bytes;         // static + dynamic; blocks_by_smem >= blocks_per_sm
+  std::optional<int64_t> max_threads_per_block;  // blocks_by_warps >= blocks_per_sm
+};
+// Nothing when the SM's block limit is already reached.
+// Requires: as occupancy().
+std::optional<NextStep> next_step(const Device& dev, const OccupancyInput& in);
+// The same bounds for any count of blocks per SM.
+// Requires: as occupancy(), and 1 <= blocks_per_sm <= dev.max_blocks_per_sm.
+NextStep bounds_for(const Device& dev, const OccupancyInput& in, int64_t blocks_per_sm);
+
+// The least shared memory the SM can be configured with (and the smallest
+// carveout percent that selects it) that still grants the same blocks per SM
+// as `in`: the rest of the SM's memory stays L1 cache.
+// Requires: as occupancy().
+struct CarveoutChoice {
+  int64_t percent = 0;
+  int64_t smem_config_bytes = 0;
+};
+CarveoutChoice min_carveout(const Device& dev, const OccupancyInput& in);
 
 }  // namespace tileplan

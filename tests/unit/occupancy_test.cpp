@@ -1,0 +1,276 @@
+#include <gtest/gtest.h>
+
+#include "tileplan/occupancy.hpp"
+
+namespace tileplan {
+namespace {
+
+Device dev(const char* name) { return *find_device(name); }
+
+OccupancyInput input(int64_t threads, int64_t regs, int64_t dynamic_bytes, std::optional<int64_t> carveout = {}) {
+  OccupancyInput in;
+  in.threads_per_block = threads;
+  in.regs_per_thread = regs;
+  in.smem_dynamic_bytes = dynamic_bytes;
+  in.carveout_percent = carveout;
+  return in;
+}
+
+// The worked example of docs/occupancy.md.
+TEST(Occupancy, H200_256Threads168Regs72K_OneBlockByRegisters) {
+  const Occupancy o = occupancy(dev("h200"), input(256, 168, 72 * 1024));
+  // 256 threads = 8 warps; 64 warp slots / 8 = 8 blocks.
+  EXPECT_EQ(o.warps_per_block, 8);
+  EXPECT_EQ(o.blocks_by_warps, 8);
+  // 168 * 32 = 5376 registers per warp, already a multiple of 256; each of the
+  // 4 sub-partitions holds floor(16384 / 5376) = 3 warps: 12 warps / 8 = 1 block.
+  EXPECT_EQ(o.regs_per_warp, 5376);
+  EXPECT_EQ(o.regs_per_block, 43008);
+  EXPECT_EQ(o.blocks_by_regs, 1);
+  // 73728 + 1024 reserved = 74752 B (a multiple of 128); 233472 / 74752 = 3.12 -> 3.
+  EXPECT_EQ(o.smem_per_block_bytes, 74752);
+  EXPECT_EQ(o.smem_config_bytes, 233472);
+  EXPECT_EQ(o.blocks_by_smem, 3);
+  EXPECT_EQ(o.blocks_by_blocks, 32);
+  EXPECT_EQ(o.blocks_per_sm, 1);
+  EXPECT_EQ(o.limiter, Limiter::regs);
+  // 8 of 64 warps.
+  EXPECT_EQ(o.active_warps, 8);
+  EXPECT_DOUBLE_EQ(o.occupancy_percent, 12.5);
+}
+
+TEST(Occupancy, NextStep_WorkedExample) {
+  const std::optional<NextStep> s = next_step(dev("h200"), input(256, 168, 72 * 1024));
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->blocks_per_sm, 2);
+  // 2 blocks = 16 warps = 4 per sub-partition: 16384 / 4 = 4096 registers per warp = 128 per thread.
+  EXPECT_EQ(s->max_regs_per_thread, 128);
+  // 233472 / 2 = 116736 B per block, less the 1024 B reserve: 115712 B = 113 KB.
+  EXPECT_EQ(s->max_smem_bytes, 115712);
+  // 64 warp slots / 2 blocks = 32 warps = 1024 threads.
+  EXPECT_EQ(s->max_threads_per_block, 1024);
+}
+
+// The register file is split in four: 200 registers = 6400 per warp; each
+// sub-partition holds floor(16384 / 6400) = 2 warps, 8 per SM: 4 blocks of 2
+// warps, where 65536 / (200 * 64) would promise 5.
+TEST(Occupancy, Registers_SplitOverSubpartitions) {
+  const Occupancy o = occupancy(dev("h200"), input(64, 200, 0));
+  EXPECT_EQ(o.blocks_by_regs, 4);
+  EXPECT_EQ(o.blocks_per_sm, 4);
+  EXPECT_EQ(o.limiter, Limiter::regs);
+}
+
+// 33 registers * 32 = 1056, allocated as 1280 (five units of 256): each
+// sub-partition holds floor(16384 / 1280) = 12 warps, 48 per SM: 12 blocks of 4 warps.
+TEST(Occupancy, Registers_AllocatedInUnits) {
+  const Occupancy o = occupancy(dev("h200"), input(128, 33, 0));
+  EXPECT_EQ(o.regs_per_warp, 1280);
+  EXPECT_EQ(o.blocks_by_regs, 12);
+  // 32 registers: 1024 per warp, 16 warps per sub-partition, 64 per SM: 16 blocks, capped by the 64 warp slots.
+  EXPECT_EQ(occupancy(dev("h200"), input(128, 32, 0)).blocks_by_regs, 16);
+}
+
+// A partial warp takes a whole warp slot: 33 threads are 2 warps, 64 / 2 = 32 blocks.
+TEST(Occupancy, Warps_RoundedUp) {
+  const Occupancy o = occupancy(dev("h200"), input(33, 16, 0));
+  EXPECT_EQ(o.warps_per_block, 2);
+  EXPECT_EQ(o.blocks_by_warps, 32);
+}
+
+// One byte of dynamic shared memory still costs the reserve and a unit:
+// 1 + 1024 rounds to 1152 B.
+TEST(Occupancy, Smem_ReserveAndUnit) {
+  const Occupancy o = occupancy(dev("h200"), input(32, 16, 1));
+  EXPECT_EQ(o.smem_per_block_bytes, 1152);
+  // 233472 / 1152 = 202 blocks by shared memory; 32 by the block limit.
+  EXPECT_EQ(o.blocks_by_smem, 202);
+  EXPECT_EQ(o.blocks_per_sm, 32);
+  EXPECT_EQ(o.limiter, Limiter::blocks);
+}
+
+// 256 threads, 32 registers, 16 KB: 17408 B per block.
+TEST(Occupancy, Carveout_PreferenceAndTheDriversBump) {
+  const Device h200 = dev("h200");
+  // Default: the largest configuration, 233472 / 17408 = 13; the 64 warp slots give 8.
+  const Occupancy def = occupancy(h200, input(256, 32, 16 * 1024));
+  EXPECT_EQ(def.blocks_by_smem, 13);
+  EXPECT_EQ(def.blocks_per_sm, 8);
+  EXPECT_EQ(def.limiter, Limiter::warps);
+  // 50%: floor(0.5 * 233472) = 116736 B, rounded up to the 132 KB step: 135168 / 17408 = 7.
+  const Occupancy half = occupancy(h200, input(256, 32, 16 * 1024, 50));
+  EXPECT_EQ(half.smem_config_bytes, 132 * 1024);
+  EXPECT_EQ(half.blocks_per_sm, 7);
+  EXPECT_EQ(half.limiter, Limiter::smem);
+  // 0%: no block fits, so the driver takes the smallest step that holds one, 32 KB: 1 block.
+  const Occupancy none = occupancy(h200, input(256, 32, 16 * 1024, 0));
+  EXPECT_EQ(none.smem_config_bytes, 32 * 1024);
+  EXPECT_EQ(none.blocks_per_sm, 1);
+}
+
+// sm_89: 48 warp slots and 24 blocks per SM, shared memory up to 100 KB.
+TEST(Occupancy, L40S_Ada_Limits) {
+  const Device l40s = dev("l40s");
+  // One warp of 16 registers: 48 warp slots, but 24 blocks at most.
+  const Occupancy small = occupancy(l40s, input(32, 16, 0));
+  EXPECT_EQ(small.blocks_by_warps, 48);
+  EXPECT_EQ(small.blocks_per_sm, 24);
+  EXPECT_EQ(small.limiter, Limiter::blocks);
+  // 24 warps of 48: 50%.
+  EXPECT_DOUBLE_EQ(small.occupancy_percent, 50.0);
+  // 512 threads: 48 / 16 = 3 blocks (on the H200, 64 / 16 = 4).
+  EXPECT_EQ(occupancy(l40s, input(512, 32, 0)).blocks_per_sm, 3);
+  EXPECT_EQ(occupancy(dev("h200"), input(512, 32, 0)).blocks_per_sm, 4);
+  // 48 KB: 49152 + 1024 = 50176 B; 102400 / 50176 = 2.
+  EXPECT_EQ(occupancy(l40s, input(128, 32, 48 * 1024)).blocks_by_smem, 2);
+}
+
+// sm_80: shared memory up to 164 KB; 100 KB + 1 KB = 103424 B: 1 block.
+TEST(Occupancy, A100_Ampere_Smem) {
+  const Occupancy o = occupancy(dev("a100-sxm"), input(128, 32, 100 * 1024));
+  EXPECT_EQ(o.smem_config_bytes, 164 * 1024);
+  EXPECT_EQ(o.blocks_by_smem, 1);
+  // 80 KB: 82944 B; 167936 / 82944 = 2.
+  EXPECT_EQ(occupancy(dev("a100-sxm"), input(128, 32, 80 * 1024)).blocks_by_smem, 2);
+}
+
+// A block that cannot run gets 0 blocks and names the resource.
+TEST(Occupancy, BlockThatCannotRun_ZeroBlocks) {
+  const Device h200 = dev("h200");
+  // 1024 threads * 255 registers: 255 * 32 = 8160 -> 8192 per warp, * 32 warps = 262144 > 65536.
+  const Occupancy regs = occupancy(h200, input(1024, 255, 0));
+  EXPECT_EQ(regs.blocks_per_sm, 0);
+  EXPECT_EQ(regs.limiter, Limiter::regs);
+  // 1 block needs 65536 / 32 warps = 2048 per warp = 64 registers per thread.
+  EXPECT_EQ(next_step(h200, input(1024, 255, 0))->max_regs_per_thread, 64);
+  // 256 registers are beyond the per-thread limit of 255.
+  EXPECT_EQ(occupancy(h200, input(32, 256, 0)).blocks_by_regs, 0);
+  // One byte over the opt-in maximum.
+  const Occupancy smem = occupancy(h200, input(128, 32, h200.smem_per_block_max_bytes + 1));
+  EXPECT_EQ(smem.blocks_per_sm, 0);
+  EXPECT_EQ(smem.limiter, Limiter::smem);
+  EXPECT_EQ(occupancy(h200, input(128, 32, h200.smem_per_block_max_bytes)).blocks_per_sm, 1);
+  // More threads than a block may have.
+  EXPECT_EQ(occupancy(h200, input(1025, 32, 0)).limiter, Limiter::warps);
+}
+
+// Ties go to the first of warps, regs, smem, blocks; limits() reports them all.
+TEST(Occupancy, Limiter_Ties) {
+  // 1024 threads, 32 registers: 64 / 32 = 2 by warps; 16 warps per sub-partition * 4 / 32 = 2 by registers.
+  const Occupancy o = occupancy(dev("h200"), input(1024, 32, 0));
+  EXPECT_EQ(o.blocks_per_sm, 2);
+  EXPECT_EQ(o.limiter, Limiter::warps);
+  EXPECT_TRUE(limits(o, Limiter::warps));
+  EXPECT_TRUE(limits(o, Limiter::regs));
+  EXPECT_FALSE(limits(o, Limiter::smem));
+  EXPECT_FALSE(limits(o, Limiter::blocks));
+}
+
+TEST(Occupancy, Static_AndDynamic_Add) {
+  OccupancyInput in = input(256, 168, 40 * 1024);
+  in.smem_static_bytes = 32 * 1024;
+  EXPECT_EQ(occupancy(dev("h200"), in).smem_per_block_bytes, 74752);
+}
+
+TEST(Occupancy, NextStep_AtTheBlockLimit_Nothing) {
+  EXPECT_FALSE(next_step(dev("h200"), input(32, 16, 0)));
+  EXPECT_FALSE(next_step(dev("l40s"), input(32, 16, 0)));
+}
+
+// When the warp slots stop the next block, only fewer threads help.
+TEST(Occupancy, NextStep_WarpLimited) {
+  const std::optional<NextStep> s = next_step(dev("h200"), input(1024, 32, 0));
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->blocks_per_sm, 3);
+  // 64 / 3 = 21 warps = 672 threads.
+  EXPECT_EQ(s->max_threads_per_block, 672);
+  // 3 blocks of 32 warps need 24 warps per sub-partition: 16384 / 24 = 682 -> 512 per warp = 16 per thread.
+  EXPECT_EQ(s->max_regs_per_thread, 16);
+}
+
+// The shared-memory bound is the largest byte count with enough blocks,
+// against a search over every allocation the bytes can produce.
+TEST(Occupancy, NextStep_SmemBoundIsTheLargest) {
+  for (const char* name : {"h200", "a100-sxm", "l40s"}) {
+    const Device d = dev(name);
+    for (std::optional<int64_t> carveout : {std::optional<int64_t>{}, std::optional<int64_t>{0},
+                                            std::optional<int64_t>{3}, std::optional<int64_t>{40}}) {
+      for (int64_t smem : {int64_t{0}, int64_t{5000}, int64_t{30'000}, int64_t{70'000}}) {
+        const OccupancyInput in = input(64, 24, smem, carveout);
+        const std::optional<NextStep> s = next_step(d, in);
+        if (!s) continue;
+        int64_t best = -1;
+        // Bytes change the allocation only at multiples of the 128 B unit: try each multiple and one past it.
+        for (int64_t unit = 0; unit * 128 <= d.smem_per_block_max_bytes; ++unit) {
+          for (int64_t bytes : {unit * 128, unit * 128 + 1}) {
+            if (bytes > d.smem_per_block_max_bytes) continue;
+            if (occupancy(d, input(64, 24, bytes, carveout)).blocks_by_smem >= s->blocks_per_sm) best = bytes;
+          }
+        }
+        if (best < 0)
+          EXPECT_FALSE(s->max_smem_bytes) << name << " " << smem;
+        else
+          EXPECT_EQ(s->max_smem_bytes, best) << name << " " << smem;
+      }
+    }
+  }
+}
+
+TEST(Occupancy, MinCarveout_KeepsTheBlocks) {
+  const Device h200 = dev("h200");
+  // One block of 74752 B: any preference works (the driver bumps to the 100 KB step).
+  const CarveoutChoice one = min_carveout(h200, input(256, 168, 72 * 1024));
+  EXPECT_EQ(one.percent, 0);
+  EXPECT_EQ(one.smem_config_bytes, 100 * 1024);
+  // 8 blocks of 17408 B = 139264 B: the 164 KB step, first reached at
+  // floor(p * 233472 / 100) > 135168, p = 58.
+  const CarveoutChoice eight = min_carveout(h200, input(256, 32, 16 * 1024));
+  EXPECT_EQ(eight.smem_config_bytes, 164 * 1024);
+  EXPECT_EQ(eight.percent, 58);
+  EXPECT_EQ(occupancy(h200, input(256, 32, 16 * 1024, 57)).blocks_per_sm, 7);
+}
+
+TEST(Occupancy, Check_RejectsWithTheFlag) {
+  const Device h200 = dev("h200");
+  EXPECT_FALSE(check_occupancy_input(h200, input(256, 168, 72 * 1024)));
+  EXPECT_FALSE(check_occupancy_input(h200, input(1024, 255, h200.smem_per_block_max_bytes, 100)));
+  const auto mentions = [&](const OccupancyInput& in, const char* what) {
+    const std::optional<std::string> err = check_occupancy_input(h200, in);
+    ASSERT_TRUE(err) << what;
+    EXPECT_NE(err->find(what), std::string::npos) << *err;
+  };
+  mentions(input(0, 32, 0), "--threads");
+  mentions(input(1025, 32, 0), "1024");
+  mentions(input(128, 0, 0), "--regs");
+  mentions(input(128, 256, 0), "255");
+  mentions(input(128, 32, h200.smem_per_block_max_bytes + 1), "232448");
+  mentions(input(128, 32, 0, -1), "--carveout");
+  mentions(input(128, 32, 0, 101), "--carveout");
+  OccupancyInput big_static = input(128, 32, 0);
+  big_static.smem_static_bytes = 48 * 1024 + 1;
+  mentions(big_static, "--smem-static");
+}
+
+TEST(Occupancy, SmemKbOverride_KeepsCarveoutConsistent) {
+  Device d = dev("h200");
+  override_smem_kb(d, 100);
+  EXPECT_EQ(d.smem_carveout_kb, (std::vector<int64_t>{0, 8, 16, 32, 64, 100}));
+  EXPECT_FALSE(check_occupancy_input(d, input(128, 32, 99 * 1024)));
+  // 99 KB + 1 KB = the whole 100 KB: 1 block.
+  EXPECT_EQ(occupancy(d, input(128, 32, 99 * 1024)).blocks_per_sm, 1);
+  override_smem_kb(d, 50);
+  EXPECT_EQ(d.smem_carveout_kb, (std::vector<int64_t>{0, 8, 16, 32, 50}));
+  // 20 KB + 1 KB = 21504 B; 51200 / 21504 = 2.
+  EXPECT_EQ(occupancy(d, input(128, 32, 20 * 1024)).blocks_by_smem, 2);
+}
+
+TEST(Occupancy, LimiterNames) {
+  EXPECT_EQ(to_string(Limiter::warps), "warps");
+  EXPECT_EQ(to_string(Limiter::regs), "regs");
+  EXPECT_EQ(to_string(Limiter::smem), "smem");
+  EXPECT_EQ(to_string(Limiter::blocks), "blocks");
+  EXPECT_EQ(to_string(Limiter::none), "none");
+}
+
+}  // namespace
+}  // namespace tileplan
