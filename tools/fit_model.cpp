@@ -346,7 +346,6 @@ int fit_time(const Device& dev, const std::vector<Dataset>& sets, int restarts, 
   };
   std::function<double(const Vec<kFree>&)> f = [&](const Vec<kFree>& x) {
     const TimeConstants k = unpack(x);
-    if (k.dram_efficiency > 1.0 || k.l2_reuse_fraction > 1.0) return 1e9;
     return objective(dev, shapes, k, fam.group_m);
   };
   Vec<kFree> x;

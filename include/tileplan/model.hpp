@@ -24,8 +24,8 @@
 //   period(j) = max(j*t_mma, j*t_load, (t_mma + t_load + L)/(stages-1))   j tiles sharing an SM
 //   t_tile(j) = kt*period(j) + tile overhead + epilogue(j)
 //   per SM: n = ceil(tiles/SMs) tiles in floor(n/b) rounds of b and one of n mod b
-//   t_dram  = DRAM bytes under the grouped tile order / (DRAM bandwidth * dram_efficiency)
-//   time    = (launch + max(t_SM, t_dram)) * (spill_factor if the kernel spills)
+//   t_dram  = DRAM bytes under the grouped tile order / DRAM bandwidth
+//   time    = (launch + sqrt(t_SM^2 + t_dram^2)) * (spill_factor if the kernel spills)
 #pragma once
 
 #include <array>
@@ -75,10 +75,7 @@ RegisterEstimate estimate_registers(const RegisterProfile& prof, const Device& d
   X(miss_latency_cycles, "cycles", "added round trip when a stage's data come from DRAM")             \
   X(tile_overhead_us, "us", "fixed cost of one program: start, pipeline fill, drain")                 \
   X(epilogue_factor, "", "cost of writing the C tile, in units of its bytes at the SM's L2 bandwidth") \
-  X(dram_efficiency, "", "share of DRAM bandwidth a GEMM's operand stream reaches")                    \
   X(launch_us, "us", "fixed cost of one kernel: launch, first wave's ramp, last wave's drain")          \
-  X(overlap_exponent, "", "p of the p-norm that joins the SMs' time and DRAM's time")                    \
-  X(l2_reuse_fraction, "", "share of L2 that keeps B resident across groups of tile rows")            \
   X(spill_factor, "", "slowdown of a kernel whose accumulators spill to local memory")
 
 struct TimeConstants {
@@ -145,7 +142,6 @@ double predict_us(const Device& dev, const GemmProblem& p, const TileCosts& t, c
 
 // DRAM bytes of the grouped program order: A once, B once per group of
 // group_m tile rows unless it stays in L2, C once.
-double grouped_dram_bytes(const Device& dev, const GemmProblem& p, int64_t block_m, const TimeConstants& k,
-                          int64_t group_m);
+double grouped_dram_bytes(const Device& dev, const GemmProblem& p, int64_t block_m, int64_t group_m);
 
 }  // namespace tileplan
