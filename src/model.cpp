@@ -28,14 +28,14 @@ constexpr std::string_view kTritonRegsData =
     "data/h200-triton`";
 
 constexpr TimeConstants kTritonTime{
-    .mma_n_half = 34.2733447,
-    .iteration_cycles = 66.8680802,
-    .load_latency_cycles = 1675.70288,
-    .miss_latency_cycles = 285.256156,
-    .tile_overhead_us = 0.148959123,
-    .epilogue_factor = 1.57549662,
-    .launch_us = 3.87629042,
-    .spill_factor = 6.19157377,
+    .mma_n_half = 29.8015263,
+    .iteration_cycles = 90.5853266,
+    .load_latency_cycles = 1662.02396,
+    .miss_latency_cycles = 311.991139,
+    .tile_overhead_us = 0.147642876,
+    .epilogue_factor = 2.29824182,
+    .launch_us = 3.84106819,
+    .spill_factor = 6.00560697,
 };
 constexpr std::string_view kTritonTimeData =
     "data/h200-triton-v2/timings.jsonl, the 20 calibration shapes of its split.json: fitted on 15, the other "
@@ -263,9 +263,10 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   const int64_t per_sm = ceil_div(tiles, sms);
   const int64_t b = t.blocks_per_sm;
   const int64_t full_rounds = per_sm / b, rest = per_sm % b;
-  double sm_us = 0;
-  if (full_rounds) sm_us += static_cast<double>(full_rounds) * tile_us(b);
-  if (rest) sm_us += tile_us(rest);
+  // With more programs than places, blocks start and end staggered: the SM
+  // runs b at a time throughout (per_sm/b rounds of b). With fewer, they
+  // start together and run as one round.
+  const double sm_us = full_rounds ? static_cast<double>(per_sm) / static_cast<double>(b) * tile_us(b) : tile_us(rest);
 
   const double dram_us = dram / (dev.dram_bandwidth_gbps * 1e3);
   // The SMs' time and DRAM's time overlap in part: their Euclidean norm

@@ -23,7 +23,7 @@
 //   L       = load latency + miss latency * (share of a stage that misses L2)
 //   period(j) = max(j*t_mma, j*t_load, (t_mma + t_load + L)/(stages-1))   j tiles sharing an SM
 //   t_tile(j) = kt*period(j) + tile overhead + epilogue(j)
-//   per SM: n = ceil(tiles/SMs) tiles in floor(n/b) rounds of b and one of n mod b
+//   per SM: n = ceil(tiles/SMs) programs, b at a time: n/b rounds of b (n >= b), or one round of n
 //   t_dram  = DRAM bytes under the grouped tile order / DRAM bandwidth
 //   time    = (launch + sqrt(t_SM^2 + t_dram^2)) * (spill_factor if the kernel spills)
 #pragma once
