@@ -5,6 +5,7 @@
 #include <string>
 
 #include "tileplan/gemm.hpp"
+#include "tileplan/model.hpp"
 #include "tileplan/render/tile.hpp"
 
 namespace tileplan {
@@ -55,6 +56,64 @@ void BM_BatchShapesWithJson(benchmark::State& state) {
       benchmark::Counter(static_cast<double>(shapes), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_BatchShapesWithJson)->Unit(benchmark::kMillisecond);
+
+// The calibrated model: one default sweep from scratch (C1-C3, registers,
+// occupancy and the shape-independent costs included).
+void BM_SweepCalibrated(benchmark::State& state) {
+  const SearchSpace space;
+  const GemmProblem p{4096, 4096, 4096};
+  for (auto _ : state) {
+    auto r = sweep(p, h200(), Instr::wgmma, space, 15, Model::calibrated);
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["time_per_config"] = benchmark::Counter(
+      static_cast<double>(state.iterations() * space.size()), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_SweepCalibrated)->Unit(benchmark::kMicrosecond);
+
+// One predicted time from precomputed tile costs: the per-configuration work
+// of a calibrated batch plan.
+void BM_PredictUs(benchmark::State& state) {
+  const KernelFamily& fam = kernel_family(Family::triton);
+  const TileConfig cfg{128, 256, 64, 4, 256, Instr::wgmma};
+  const TileCosts c = tile_costs(h200(), cfg, GemmProblem{}, 1, false, fam.time);
+  int64_t i = 0;
+  for (auto _ : state) {
+    const GemmProblem p{16 + 16 * (i % 512), 4096 + 64 * (i % 7), 1024 + 512 * (i % 15)};
+    benchmark::DoNotOptimize(predict_us(h200(), p, c, fam.time, fam.group_m));
+    ++i;
+  }
+}
+BENCHMARK(BM_PredictUs);
+
+// Batch planning with the calibrated model, JSON Lines output included.
+void BM_BatchShapesCalibratedWithJson(benchmark::State& state) {
+  const Planner planner(h200(), Instr::wgmma, SearchSpace{}, Model::calibrated);
+  render::TileReport report;
+  report.device = &h200();
+  report.model = Model::calibrated;
+  report.space_size = SearchSpace{}.size();
+  std::vector<Verdict> all;
+  std::string out;
+  int64_t shapes = 0;
+  for (auto _ : state) {
+    out.clear();
+    for (int i = 0; i < 1000; ++i) {
+      const GemmProblem p{16 + 16 * (i % 512), 4096 + 64 * (i % 7), 1024 + 512 * (i % 15)};
+      report.problem = p;
+      report.feasible_count = planner.plan_into(p, 15, all);
+      report.candidates.swap(all);
+      render::append_tile_json_line(report, out);
+      report.candidates.swap(all);
+      out += '\n';
+      ++shapes;
+    }
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.counters["time_per_shape"] =
+      benchmark::Counter(static_cast<double>(shapes), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_BatchShapesCalibratedWithJson)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace tileplan

@@ -37,6 +37,15 @@ constexpr const char* kA100Sheet = "NVIDIA A100 Tensor Core GPU datasheet (80 GB
 constexpr const char* kA100Paper = "NVIDIA A100 Tensor Core GPU Architecture whitepaper";
 constexpr const char* kL40SSheet = "NVIDIA L40S datasheet";
 constexpr const char* kAdaPaper = "NVIDIA Ada GPU Architecture whitepaper, Appendix A";
+// L2 read bandwidth: NVIDIA publishes bytes per clock for A100 only.
+constexpr const char* kH200L2 =
+    "measured lower bound: the largest operand read rate of any kernel in data/h200-triton (H200, "
+    "2026-11-29): 2048x2048x2048 with 64x64x64 tiles, 3 stages, 4 warps reads 536.9 MB from L2 in "
+    "44.77 us = 11992 GB/s";
+constexpr const char* kA100L2 = "NVIDIA A100 Tensor Core GPU Architecture whitepaper: 5120 B/clk x 1410 MHz";
+constexpr const char* kAdaL2 =
+    "estimate, not measured: 5120 B/clk (the A100 whitepaper's figure; none is published for AD102) x boost "
+    "clock; the run-time model is not calibrated on this device";
 
 using F = DeviceField;
 
@@ -92,6 +101,8 @@ Device h200() {
   d.dram_bandwidth_gbps = 4800;
   d.l2_bytes = 60ll * 1024 * 1024;
   d.boost_clock_mhz = 1980;
+  d.l2_bandwidth_gbps = 11992;
+  set(d, F::l2_bandwidth_gbps, kH200L2);
   set(d, F::sm_count, "CUDA device properties read on an H200 (multiProcessorCount = 132)");
   set(d, F::tensor_fp16_tflops, kH200Sheet);
   set(d, F::dram_bandwidth_gbps, kH200Sheet);
@@ -110,6 +121,8 @@ Device h100_sxm() {
   d.dram_bandwidth_gbps = 3350;
   d.l2_bytes = 50ll * 1024 * 1024;
   d.boost_clock_mhz = 1980;
+  d.l2_bandwidth_gbps = 11992;
+  set(d, F::l2_bandwidth_gbps, "estimate: the H200 measurement (same GH100 L2, same clock); not measured on an H100");
   set(d, F::sm_count, kH100Paper);
   set(d, F::tensor_fp16_tflops, kH100Sheet);
   set(d, F::dram_bandwidth_gbps, kH100Sheet);
@@ -128,6 +141,9 @@ Device h100_pcie() {
   d.dram_bandwidth_gbps = 2000;
   d.l2_bytes = 50ll * 1024 * 1024;
   d.boost_clock_mhz = 1755;
+  d.l2_bandwidth_gbps = 10629;
+  set(d, F::l2_bandwidth_gbps,
+      "estimate: the H200 measurement scaled by clock, 11992 x 1755/1980 (same GH100 L2); not measured");
   set(d, F::sm_count, kH100Paper);
   set(d, F::tensor_fp16_tflops, kH100Sheet);
   set(d, F::dram_bandwidth_gbps, kH100Sheet);
@@ -154,6 +170,8 @@ Device a100_sxm() {
   d.dram_bandwidth_gbps = 2039;
   d.l2_bytes = 40ll * 1024 * 1024;
   d.boost_clock_mhz = 1410;
+  d.l2_bandwidth_gbps = 7219.2;
+  set(d, F::l2_bandwidth_gbps, kA100L2);
   set(d, F::compute_capability, kCudaGuideCC);
   set(d, F::smem_per_sm_bytes, kAmpereTuning);
   set(d, F::smem_per_block_max_bytes, kAmpereTuning);
@@ -192,6 +210,8 @@ Device l40s() {
   d.dram_bandwidth_gbps = 864;
   d.l2_bytes = 96ll * 1024 * 1024;
   d.boost_clock_mhz = 2520;
+  d.l2_bandwidth_gbps = 12902.4;
+  set(d, F::l2_bandwidth_gbps, kAdaL2);
   set(d, F::sm_count, kAdaPaper);
   set(d, F::tensor_fp16_tflops, kL40SSheet);
   set(d, F::dram_bandwidth_gbps, kL40SSheet);
@@ -210,6 +230,8 @@ Device rtx_4090() {
   d.dram_bandwidth_gbps = 1008;
   d.l2_bytes = 72ll * 1024 * 1024;
   d.boost_clock_mhz = 2520;
+  d.l2_bandwidth_gbps = 12902.4;
+  set(d, F::l2_bandwidth_gbps, kAdaL2);
   for (F f : {F::sm_count, F::tensor_fp16_tflops, F::dram_bandwidth_gbps, F::l2_bytes, F::boost_clock_mhz})
     set(d, f, kAdaPaper);
   return d;

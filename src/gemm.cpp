@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "tileplan/model.hpp"
+
 namespace tileplan {
 namespace {
 
@@ -69,12 +71,14 @@ std::string_view to_string(Resource r) {
 std::string_view to_string(Model m) {
   switch (m) {
     case Model::seed: return "seed";
+    case Model::calibrated: return "calibrated";
   }
   return "?";
 }
 
 std::optional<Model> parse_model(std::string_view s) {
   if (s == "seed") return Model::seed;
+  if (s == "calibrated") return Model::calibrated;
   return std::nullopt;
 }
 
@@ -136,7 +140,54 @@ std::string message(const Finding& f, const TileConfig& cfg) {
 
 // ---- C3, C1, C2 and occupancy ---------------------------------------------
 
-Verdict evaluate(const TileConfig& cfg, const Device& dev, const GemmProblem& p, Model /*model*/) {
+namespace {
+
+Resource resource_of(Limiter l) {
+  switch (l) {
+    case Limiter::none: return Resource::none;
+    case Limiter::warps: return Resource::warps;
+    case Limiter::regs: return Resource::regs;
+    case Limiter::smem: return Resource::smem;
+    case Limiter::blocks: return Resource::blocks;
+  }
+  return Resource::none;
+}
+
+// C2 and occupancy under the calibrated model: the family's register
+// estimate, and blocks/SM as the occupancy module grants them.
+void calibrated_resources(Verdict& v, const TileConfig& cfg, const Device& dev, const GemmProblem& p, Family family) {
+  const RegisterEstimate r = estimate_registers(kernel_family(family).regs, dev, cfg, p);
+  v.accum_per_thread = ceil_div(cfg.block_m * cfg.block_n, cfg.threads);
+  v.regs_per_thread = r.regs_per_thread;
+  v.regs_per_block = v.regs_per_thread * cfg.threads;
+  v.spills = r.spills;
+  if (r.spills)
+    v.failures.push({FindingKind::regs_per_thread, std::max(r.demand, dev.regs_per_thread_max + 1),
+                     dev.regs_per_thread_max});
+  const OccupancyInput in{cfg.threads, v.regs_per_thread, 0, v.smem_bytes, std::nullopt};
+  if (check_occupancy_input(dev, in)) return;  // C1 or C3 has already failed
+  const Occupancy o = occupancy(dev, in);
+  v.blocks_by_regs = o.blocks_by_regs;
+  v.blocks_by_smem = o.blocks_by_smem;
+  v.blocks_by_threads = o.blocks_by_warps;
+  v.blocks_per_sm = o.blocks_per_sm;
+  v.occupancy_limiter = o.limiter;
+  if (v.blocks_per_sm > 0) {
+    v.binding = resource_of(o.limiter);
+    return;
+  }
+  switch (o.limiter) {
+    case Limiter::smem: v.failures.push({FindingKind::no_block_fits_smem, v.smem_bytes, dev.smem_per_sm_bytes}); break;
+    case Limiter::warps:
+      v.failures.push({FindingKind::no_block_fits_threads, cfg.threads, dev.max_threads_per_sm});
+      break;
+    default: v.failures.push({FindingKind::no_block_fits_regs, v.regs_per_block, dev.regs_per_sm}); break;
+  }
+}
+
+}  // namespace
+
+Verdict evaluate(const TileConfig& cfg, const Device& dev, const GemmProblem& p, Model model, Family family) {
   Verdict v;
   v.config = cfg;
 
@@ -154,6 +205,11 @@ Verdict evaluate(const TileConfig& cfg, const Device& dev, const GemmProblem& p,
   v.smem_bytes = v.smem_per_stage_bytes * cfg.stages;
   if (v.smem_bytes > dev.smem_per_block_max_bytes)
     v.failures.push({FindingKind::smem_per_block, v.smem_bytes, dev.smem_per_block_max_bytes});
+
+  if (model == Model::calibrated) {
+    calibrated_resources(v, cfg, dev, p, family);
+    return v;
+  }
 
   // C2 (seed): fp32 accumulators only, rounded to the per-warp allocation unit.
   v.accum_per_thread = ceil_div(cfg.block_m * cfg.block_n, cfg.threads);
@@ -262,14 +318,15 @@ std::vector<int64_t> sorted_unique(std::vector<int64_t> v) {
 }
 }  // namespace
 
-Planner::Planner(Device dev, Instr instr, SearchSpace space, Model model)
-    : dev_(std::move(dev)), instr_(instr), space_(std::move(space)), model_(model) {
+Planner::Planner(Device dev, Instr instr, SearchSpace space, Model model, Family family)
+    : dev_(std::move(dev)), instr_(instr), space_(std::move(space)), model_(model), family_(family) {
   space_.block_m = sorted_unique(space_.block_m);
   space_.block_n = sorted_unique(space_.block_n);
   space_.block_k = sorted_unique(space_.block_k);
   space_.stages = sorted_unique(space_.stages);
   space_.threads = sorted_unique(space_.threads);
   const int64_t thread_multiple = instr_shape(instr_).threads;
+  const TimeConstants& k = kernel_family(family_).time;
   feasible_.reserve(space_.size());
   for (int64_t bm : space_.block_m)
     for (int64_t bn : space_.block_n)
@@ -277,12 +334,55 @@ Planner::Planner(Device dev, Instr instr, SearchSpace space, Model model)
         for (int64_t st : space_.stages)
           for (int64_t th : space_.threads) {
             if (th % thread_multiple) continue;
-            Verdict v = evaluate(TileConfig{bm, bn, bk, st, th, instr_}, dev_, GemmProblem{}, model_);
-            if (v.feasible()) feasible_.push_back(v);
+            const TileConfig cfg{bm, bn, bk, st, th, instr_};
+            Verdict v = evaluate(cfg, dev_, GemmProblem{}, model_, family_);
+            if (!v.feasible()) continue;
+            if (model_ == Model::calibrated) costs_.push_back(tile_costs(dev_, cfg, GemmProblem{}, v.blocks_per_sm, v.spills, k));
+            feasible_.push_back(v);
           }
 }
 
+namespace {
+
+// The calibrated model's numbers for a verdict whose C1-C3 hold.
+void finish_calibrated(Verdict& v, const GemmProblem& p, const Device& dev, const TileCosts& costs, Family family) {
+  const KernelFamily& fam = kernel_family(family);
+  const Prediction pr = predict(dev, p, costs, fam.time, fam.group_m);
+  v.predicted = true;
+  v.predicted_us = pr.time_us;
+  v.time_bound = pr.bound;
+  v.dram_bytes = pr.dram_bytes;
+}
+
+}  // namespace
+
 std::size_t Planner::plan_into(const GemmProblem& p, std::size_t topk, std::vector<Verdict>& out) const {
+  if (model_ == Model::calibrated) {
+    struct Key {
+      double time_us;
+      uint32_t index;
+      bool operator<(const Key& o) const { return time_us != o.time_us ? time_us < o.time_us : index < o.index; }
+    };
+    thread_local std::vector<Key> keys;
+    keys.clear();
+    const TimeConstants& k = kernel_family(family_).time;
+    const int64_t group_m = kernel_family(family_).group_m;
+    for (std::size_t i = 0; i < feasible_.size(); ++i) {
+      if (feasible_[i].config.block_k > p.k) continue;
+      keys.push_back({predict_us(dev_, p, costs_[i], k, group_m), static_cast<uint32_t>(i)});
+    }
+    const std::size_t n = (topk == 0 || topk > keys.size()) ? keys.size() : topk;
+    std::partial_sort(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(n), keys.end());
+    out.clear();
+    out.reserve(n);
+    for (std::size_t r = 0; r < n; ++r) {
+      Verdict v = feasible_[keys[r].index];
+      finish_parallelism(v, p, dev_);
+      finish_calibrated(v, p, dev_, costs_[keys[r].index], family_);
+      out.push_back(v);
+    }
+    return keys.size();
+  }
   struct Key {
     double traffic;  // round(traffic): Python's round, half to even
     int64_t neg_blocks;
@@ -325,15 +425,45 @@ std::vector<Verdict> Planner::plan(const GemmProblem& p, std::size_t topk) const
 }
 
 std::vector<Verdict> sweep(const GemmProblem& p, const Device& dev, Instr instr, const SearchSpace& space,
-                           std::size_t topk, Model model) {
-  return Planner(dev, instr, space, model).plan(p, topk);
+                           std::size_t topk, Model model, Family family) {
+  return Planner(dev, instr, space, model, family).plan(p, topk);
 }
 
-Verdict diagnose(const GemmProblem& p, const Device& dev, const TileConfig& cfg, Model model) {
-  Verdict v = evaluate(cfg, dev, p, model);
+Verdict diagnose(const GemmProblem& p, const Device& dev, const TileConfig& cfg, Model model, Family family) {
+  Verdict v = evaluate(cfg, dev, p, model, family);
   finish_parallelism(v, p, dev);
   v.dram_bytes = dram_bytes(p, cfg);
+  if (model == Model::calibrated && v.blocks_per_sm > 0) {
+    const TileCosts costs = tile_costs(dev, cfg, p, v.blocks_per_sm, v.spills, kernel_family(family).time);
+    finish_calibrated(v, p, dev, costs, family);
+  }
   return v;
+}
+
+std::vector<std::size_t> rank_configs(const GemmProblem& p, const Device& dev, const std::vector<TileConfig>& configs,
+                                      Model model, Family family, std::vector<Verdict>* verdicts) {
+  std::vector<Verdict> local;
+  std::vector<Verdict>& vs = verdicts ? *verdicts : local;
+  vs.clear();
+  vs.reserve(configs.size());
+  for (const TileConfig& c : configs) vs.push_back(diagnose(p, dev, c, model, family));
+  // The sweep's filter: a block_K larger than K is not a candidate.
+  auto candidate = [&](std::size_t i) { return vs[i].feasible() && configs[i].block_k <= p.k; };
+  std::vector<std::size_t> order(configs.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const bool fa = candidate(a), fb = candidate(b);
+    if (fa != fb) return fa;
+    if (!fa) return false;
+    const Verdict& x = vs[a];
+    const Verdict& y = vs[b];
+    if (model == Model::calibrated) return x.predicted_us < y.predicted_us;
+    const double tx = std::nearbyint(x.dram_bytes), ty = std::nearbyint(y.dram_bytes);
+    if (tx != ty) return tx < ty;
+    if (x.blocks_per_sm != y.blocks_per_sm) return x.blocks_per_sm > y.blocks_per_sm;
+    return x.smem_bytes < y.smem_bytes;
+  });
+  return order;
 }
 
 }  // namespace tileplan

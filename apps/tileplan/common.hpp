@@ -19,6 +19,12 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A check the user asked for did not pass (e.g. a validation threshold):
+// reported as one line, exit status 1.
+struct CheckFailed : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 inline void require(const std::optional<std::string>& error) {
   if (error) throw UsageError(*error);
 }
@@ -48,5 +54,6 @@ void register_tile(CLI::App& app);
 void register_devices(CLI::App& app);
 void register_occupancy(CLI::App& app);
 void register_loop(CLI::App& app);
+void register_validate(CLI::App& app);
 
 }  // namespace tileplan::cli

@@ -1,5 +1,6 @@
 // tileplan: plan GEMM tiles and parallel loops for NVIDIA GPUs.
-// Exit status: 0 success, 2 bad input (one line on stderr), 3 internal error.
+// Exit status: 0 success, 1 a requested check failed, 2 bad input (one line on
+// stderr), 3 internal error.
 #include <cstdio>
 #include <exception>
 
@@ -16,6 +17,7 @@ int main(int argc, char** argv) {
   tileplan::cli::register_devices(app);
   tileplan::cli::register_occupancy(app);
   tileplan::cli::register_loop(app);
+  tileplan::cli::register_validate(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -29,6 +31,9 @@ int main(int argc, char** argv) {
     while (!what.empty() && what.back() == ' ') what.pop_back();
     fmt::print(stderr, "tileplan: {}\n", what.empty() ? "invalid command line" : what);
     return 2;
+  } catch (const tileplan::cli::CheckFailed& e) {
+    fmt::print(stderr, "tileplan: {}\n", e.what());
+    return 1;
   } catch (const tileplan::cli::UsageError& e) {
     fmt::print(stderr, "tileplan: {}\n", e.what());
     return 2;

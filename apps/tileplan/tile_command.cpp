@@ -8,6 +8,8 @@
 
 #include "common.hpp"
 #include "tileplan/gemm.hpp"
+#include "tileplan/model.hpp"
+#include "tileplan/render/emit.hpp"
 #include "tileplan/render/tile.hpp"
 
 namespace tileplan::cli {
@@ -17,7 +19,9 @@ struct TileFlags {
   std::string m = "4096", n = "4096", k = "4096";
   GemmProblem problem;
   std::string instr = "wgmma";
-  std::string model = "seed";
+  std::string model = "calibrated";
+  std::string family = "triton";
+  std::string emit;
   DeviceFlags device;
   std::string block_m, block_n, block_k, stages, threads;
   std::string topk = "15";
@@ -100,7 +104,19 @@ void run(const CLI::App& app, TileFlags fl) {
   const std::optional<Instr> instr = parse_instr(fl.instr);
   if (!instr) throw UsageError(fmt::format("--instr '{}' is not one of: mma, wgmma, simt", fl.instr));
   const std::optional<Model> model = parse_model(fl.model);
-  if (!model) throw UsageError(fmt::format("--model '{}' is not one of: seed", fl.model));
+  if (!model) throw UsageError(fmt::format("--model '{}' is not one of: calibrated, seed", fl.model));
+  const std::optional<Family> family = parse_family(fl.family);
+  if (!family) throw UsageError(fmt::format("--family '{}' is not one of: triton, seed", fl.family));
+  if (*model == Model::seed && *family != Family::seed && app.count("--family"))
+    throw UsageError(fmt::format("--family {} needs --model calibrated: the seed model counts accumulators only",
+                                 fl.family));
+  std::optional<render::Emit> emit_as;
+  if (!fl.emit.empty()) {
+    emit_as = render::parse_emit(fl.emit);
+    if (!emit_as) throw UsageError(fmt::format("--emit '{}' is not one of: triton, tilelang", fl.emit));
+    if (app.count("--format")) throw UsageError("--emit and --format cannot be combined: --emit writes Python");
+    if (!fl.shapes.empty()) throw UsageError("--emit and --shapes cannot be combined: --emit writes one shortlist");
+  }
   if (topk_value < 0)
     throw UsageError(fmt::format("--topk {} must be at least 0 (0 keeps every feasible one)", topk_value));
   const Device dev = fl.device.resolve();
@@ -109,6 +125,7 @@ void run(const CLI::App& app, TileFlags fl) {
   report.device = &dev;
   report.instr = *instr;
   report.model = *model;
+  report.family = *family;
 
   if (fl.diagnose) {
     if (!fl.shapes.empty()) throw UsageError("--diagnose and --shapes cannot be combined");
@@ -119,7 +136,7 @@ void run(const CLI::App& app, TileFlags fl) {
     report.problem = fl.problem;
     report.diagnose = true;
     report.space_size = 1;
-    report.candidates.push_back(diagnose(fl.problem, dev, cfg, *model));
+    report.candidates.push_back(diagnose(fl.problem, dev, cfg, *model, *family));
     report.feasible_count = report.candidates.front().feasible() ? 1 : 0;
   } else {
     const SearchSpace defaults;
@@ -128,7 +145,7 @@ void run(const CLI::App& app, TileFlags fl) {
                       pick(app, "--block-k", fl.block_k, defaults.block_k),
                       pick(app, "--stages", fl.stages, defaults.stages),
                       pick(app, "--threads", fl.threads, defaults.threads)};
-    const Planner planner(dev, *instr, space, *model);
+    const Planner planner(dev, *instr, space, *model, *family);
     report.space_size = space.size();
     const auto topk = static_cast<std::size_t>(topk_value);
     if (!fl.shapes.empty()) {
@@ -153,7 +170,9 @@ void run(const CLI::App& app, TileFlags fl) {
     report.feasible_count = report.candidates.size();
     if (topk && report.candidates.size() > topk) report.candidates.resize(topk);
   }
-  if (fl.format == "json")
+  if (emit_as)
+    emit(render::emit(report, *emit_as), fl.output);
+  else if (fl.format == "json")
     emit(render::tile_json(report), fl.output);
   else if (fl.format == "csv")
     emit(render::tile_csv(report), fl.output);
@@ -165,7 +184,8 @@ void run(const CLI::App& app, TileFlags fl) {
 
 void register_tile(CLI::App& app) {
   auto fl = std::make_shared<TileFlags>();
-  CLI::App* cmd = app.add_subcommand("tile", "rank GEMM tile configurations (C1-C4, traffic), or diagnose one");
+  CLI::App* cmd =
+      app.add_subcommand("tile", "rank GEMM tile configurations (C1-C4, predicted time), or diagnose one");
   cmd->add_option("--m", fl->m, "rows of A and C")->default_val("4096");
   cmd->add_option("--n", fl->n, "columns of B and C")->default_val("4096");
   cmd->add_option("--k", fl->k, "the reduction dimension")->default_val("4096");
@@ -179,7 +199,15 @@ void register_tile(CLI::App& app) {
   cmd->add_option("--threads", fl->threads, list_help);
   cmd->add_option("--topk", fl->topk, "configurations to show; 0 shows every feasible one")->default_val("15");
   cmd->add_flag("--diagnose", fl->diagnose, "check one configuration and name its binding constraint");
-  cmd->add_option("--model", fl->model, "seed: the reference procedure exactly")->default_val("seed");
+  cmd->add_option("--model", fl->model,
+                  "calibrated: registers from a kernel family's profile, ranked by predicted time; "
+                  "seed: the reference procedure exactly")
+      ->default_val("calibrated");
+  cmd->add_option("--family", fl->family,
+                  "kernel family of the calibrated model: triton (fitted on H200 data) or seed (accumulators only)")
+      ->default_val("triton");
+  cmd->add_option("--emit", fl->emit,
+                  "print the shortlist as code: triton (triton.Config lines) or tilelang (a list of dicts)");
   cmd->add_option("--format", fl->format, "text, json or csv")
       ->default_val("text")
       ->check(CLI::IsMember({"text", "json", "csv"}));

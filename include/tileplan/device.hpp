@@ -38,6 +38,7 @@ namespace tileplan {
   X(double, tensor_fp16_tflops, "TFLOP/s", "peak dense fp16/bf16 tensor throughput, fp32 accumulate") \
   X(double, dram_bandwidth_gbps, "GB/s", "DRAM bandwidth")                                      \
   X(int64_t, l2_bytes, "B", "L2 cache")                                                         \
+  X(double, l2_bandwidth_gbps, "GB/s", "L2 to SM read bandwidth, all SMs reading")               \
   X(double, boost_clock_mhz, "MHz", "maximum SM clock")                                        \
   X(int64_t, mem_sector_bytes, "B", "global memory sector: the unit L1 and L2 move")            \
   X(int64_t, cache_line_bytes, "B", "L1 cache line (four sectors)")                             \

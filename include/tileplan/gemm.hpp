@@ -15,6 +15,9 @@
 //
 // Model::seed reproduces the book's reference script exactly (accumulator-only
 // registers, blocks/SM as a min of three quotients, ranking by least traffic).
+// Model::calibrated estimates registers with a kernel family's profile, takes
+// blocks/SM from the occupancy module and ranks by predicted time
+// (tileplan/model.hpp, docs/model.md).
 #pragma once
 
 #include <array>
@@ -26,6 +29,7 @@
 #include <vector>
 
 #include "tileplan/device.hpp"
+#include "tileplan/occupancy.hpp"
 
 namespace tileplan {
 
@@ -99,6 +103,28 @@ struct FindingList {
 enum class Resource { none, regs, smem, threads, blocks, warps };
 std::string_view to_string(Resource r);
 
+// A kernel family: whose compiler's register allocation and whose measured
+// speed the calibrated model describes (profiles in tileplan/model.hpp).
+enum class Family { triton, seed };
+std::string_view to_string(Family f);
+std::optional<Family> parse_family(std::string_view s);
+
+// What bounds a predicted time: the MMAs, L2 bandwidth, the pipeline's
+// memory latency, or DRAM bandwidth.
+enum class TimeBound { none, mma, l2, latency, dram };
+std::string_view to_string(TimeBound b);
+
+// The problem-independent part of a predicted time for one tile on one device
+// (computed by tile_costs in tileplan/model.hpp).
+struct TileCosts {
+  int64_t block_m = 0, block_n = 0, block_k = 0, stages = 0;
+  int64_t blocks_per_sm = 0;
+  bool spills = false;
+  double mma_us = 0;        // one main-loop iteration's MMAs, alone on an SM
+  double stage_bytes = 0;   // operand bytes of one iteration
+  double c_tile_bytes = 0;  // output bytes of one tile
+};
+
 struct Verdict {
   TileConfig config;
   int64_t smem_per_stage_bytes = 0;
@@ -115,19 +141,26 @@ struct Verdict {
   int64_t waves = 0;
   double last_wave_fill = 0.0;
   double dram_bytes = 0.0;
+  // Calibrated model only (left as they are under the seed model):
+  bool predicted = false;     // predicted_us holds a prediction
+  double predicted_us = 0.0;  // kernel time
+  TimeBound time_bound = TimeBound::none;
+  Limiter occupancy_limiter = Limiter::none;
+  bool spills = false;        // the family's compiler would spill accumulators
   FindingList failures;
   FindingList warnings;
   bool feasible() const { return failures.empty(); }
 };
 
-enum class Model { seed };
+enum class Model { seed, calibrated };
 std::string_view to_string(Model m);
 std::optional<Model> parse_model(std::string_view s);
 
 // ---- the procedure, one step at a time -------------------------------------
 
 // C3, C1, C2 and occupancy for one tile; needs no problem size.
-Verdict evaluate(const TileConfig& cfg, const Device& dev, const GemmProblem& p = {}, Model model = Model::seed);
+Verdict evaluate(const TileConfig& cfg, const Device& dev, const GemmProblem& p = {}, Model model = Model::seed,
+                 Family family = Family::triton);
 // C4 for a problem: grid, waves, last-wave fill and their warnings.
 void finish_parallelism(Verdict& v, const GemmProblem& p, const Device& dev);
 // Traffic model in bytes (see the header comment).
@@ -160,11 +193,12 @@ struct SearchSpace {
 //   Requires: every value in `space` passes check_config; dev passes check_device.
 class Planner {
  public:
-  Planner(Device dev, Instr instr, SearchSpace space, Model model = Model::seed);
+  Planner(Device dev, Instr instr, SearchSpace space, Model model = Model::seed, Family family = Family::triton);
   // Feasible configurations for p, best first; topk = 0 keeps all.
-  //   Ensures: the order is the reference's stable sort by (round(traffic),
+  //   Ensures (seed): the order is the reference's stable sort by (round(traffic),
   //   -blocks_per_sm, smem_bytes) over the sweep order block_M, block_N,
   //   block_K, stages, threads (outermost first).
+  //   Ensures (calibrated): ascending predicted_us, ties in sweep order.
   std::vector<Verdict> plan(const GemmProblem& p, std::size_t topk = 0) const;
   // Same, into a caller's buffer (reused across calls to avoid allocation);
   // returns how many configurations were feasible before the topk cut.
@@ -174,19 +208,30 @@ class Planner {
   std::size_t shape_independent_feasible() const { return feasible_.size(); }
   const Device& device() const { return dev_; }
   Model model() const { return model_; }
+  Family family() const { return family_; }
 
  private:
   Device dev_;
   Instr instr_;
   SearchSpace space_;
   Model model_;
-  std::vector<Verdict> feasible_;  // in sweep order
+  Family family_;
+  std::vector<Verdict> feasible_;   // in sweep order
+  std::vector<TileCosts> costs_;    // calibrated: the prediction's shape-independent part, per feasible_
 };
 
 // Convenience: one problem, one call.
 std::vector<Verdict> sweep(const GemmProblem& p, const Device& dev, Instr instr, const SearchSpace& space,
-                           std::size_t topk = 0, Model model = Model::seed);
+                           std::size_t topk = 0, Model model = Model::seed, Family family = Family::triton);
 // Diagnose one configuration for a problem (failures included).
-Verdict diagnose(const GemmProblem& p, const Device& dev, const TileConfig& cfg, Model model = Model::seed);
+Verdict diagnose(const GemmProblem& p, const Device& dev, const TileConfig& cfg, Model model = Model::seed,
+                 Family family = Family::triton);
+// Rank given configurations for p the way the sweep would: feasible ones in
+// the model's order (ties by position in `configs`), then infeasible ones in
+// their given order. Returns indices into `configs`; `verdicts` (if given)
+// receives each configuration's diagnosis, in the order of `configs`.
+std::vector<std::size_t> rank_configs(const GemmProblem& p, const Device& dev, const std::vector<TileConfig>& configs,
+                                      Model model, Family family = Family::triton,
+                                      std::vector<Verdict>* verdicts = nullptr);
 
 }  // namespace tileplan

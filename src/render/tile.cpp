@@ -11,6 +11,13 @@ using Out = std::back_insert_iterator<std::string>;
 
 std::string kb(int64_t bytes) { return fmt::format("{:.1f}", static_cast<double>(bytes) / 1024.0); }
 
+// The seed model is the seed family's rule whatever the report says.
+Family report_family(const TileReport& r) { return r.model == Model::seed ? Family::seed : r.family; }
+
+double tflops(const GemmProblem& p, double time_us) {
+  return 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k) / time_us / 1e6;
+}
+
 void device_json(std::string& s, const Device& d) {
   Out o(s);
   s += "{\"name\":";
@@ -40,6 +47,20 @@ void findings_json(std::string& s, const FindingList& list, const TileConfig& cf
   s += ']';
 }
 
+// The calibrated model's additions; null under the seed model.
+void prediction_json(std::string& s, const Verdict& v) {
+  Out o(s);
+  if (v.predicted)
+    fmt::format_to(o, ",\"predicted_us\":{},\"time_bound\":\"{}\"", v.predicted_us, to_string(v.time_bound));
+  else
+    s += ",\"predicted_us\":null,\"time_bound\":null";
+  if (v.occupancy_limiter != Limiter::none)
+    fmt::format_to(o, ",\"occupancy_limiter\":\"{}\"", to_string(v.occupancy_limiter));
+  else
+    s += ",\"occupancy_limiter\":null";
+  fmt::format_to(o, ",\"spills\":{}", v.spills);
+}
+
 void candidate_json(std::string& s, const Verdict& v) {
   const TileConfig& c = v.config;
   Out o(s);
@@ -48,11 +69,13 @@ void candidate_json(std::string& s, const Verdict& v) {
                  "\"smem_per_stage_bytes\":{},\"smem_bytes\":{},\"accum_per_thread\":{},\"regs_per_thread\":{},"
                  "\"regs_per_block\":{},\"blocks_by_regs\":{},\"blocks_by_smem\":{},\"blocks_by_threads\":{},"
                  "\"blocks_per_sm\":{},\"binding\":\"{}\",\"grid\":{},\"waves\":{},\"last_wave_fill\":{},"
-                 "\"dram_bytes\":{},\"failures\":",
+                 "\"dram_bytes\":{}",
                  c.block_m, c.block_n, c.block_k, c.stages, c.threads, to_string(c.instr), v.smem_per_stage_bytes,
                  v.smem_bytes, v.accum_per_thread, v.regs_per_thread, v.regs_per_block, v.blocks_by_regs,
                  v.blocks_by_smem, v.blocks_by_threads, v.blocks_per_sm, to_string(v.binding), v.grid, v.waves,
                  v.last_wave_fill, v.dram_bytes);
+  prediction_json(s, v);
+  s += ",\"failures\":";
   findings_json(s, v.failures, c);
   s += ",\"warnings\":";
   findings_json(s, v.warnings, c);
@@ -66,9 +89,10 @@ void report_json(std::string& s, const TileReport& r) {
   const GemmProblem& p = r.problem;
   fmt::format_to(o,
                  ",\"problem\":{{\"m\":{},\"n\":{},\"k\":{},\"elem_bytes\":{},\"accum_bytes\":{},\"instr\":\"{}\"}}"
-                 ",\"model\":\"{}\",\"mode\":\"{}\",\"space_size\":{},\"feasible\":{},\"candidates\":[",
+                 ",\"model\":\"{}\",\"family\":\"{}\",\"mode\":\"{}\",\"space_size\":{},\"feasible\":{},"
+                 "\"candidates\":[",
                  p.m, p.n, p.k, p.elem_bytes, p.accum_bytes, to_string(r.instr), to_string(r.model),
-                 r.diagnose ? "diagnose" : "sweep", r.space_size, r.feasible_count);
+                 to_string(report_family(r)), r.diagnose ? "diagnose" : "sweep", r.space_size, r.feasible_count);
   bool first = true;
   for (const Verdict& v : r.candidates) {
     if (!first) s += ',';
@@ -81,10 +105,12 @@ void report_json(std::string& s, const TileReport& r) {
 std::string header(const TileReport& r) {
   const Device& d = *r.device;
   const GemmProblem& p = r.problem;
+  const std::string family =
+      r.model == Model::calibrated ? fmt::format(" family={}", to_string(r.family)) : std::string();
   return fmt::format(
-      "problem  {}x{}x{} (MxNxK)  fp16 in, fp32 accumulate  instr={}  model={}\n"
+      "problem  {}x{}x{} (MxNxK)  fp16 in, fp32 accumulate  instr={}  model={}{}\n"
       "device   {} [{}]: {} SMs, {} KB shared/SM, {} KB/block, {} regs/SM\n",
-      p.m, p.n, p.k, to_string(r.instr), to_string(r.model), d.label, d.name, d.sm_count,
+      p.m, p.n, p.k, to_string(r.instr), to_string(r.model), family, d.label, d.name, d.sm_count,
       kb(d.smem_per_sm_bytes), kb(d.smem_per_block_max_bytes), d.regs_per_sm);
 }
 
@@ -97,7 +123,41 @@ std::string short_notes(const Verdict& v) {
   return notes;
 }
 
+// The calibrated model's table: ranked by predicted time.
+std::string calibrated_sweep_text(const TileReport& r) {
+  std::string s = header(r);
+  Out o(s);
+  fmt::format_to(o, "feasible {} of {} configurations; ", r.feasible_count, r.space_size);
+  if (r.candidates.size() < r.feasible_count)
+    fmt::format_to(o, "the best {} by predicted time\n\n", r.candidates.size());
+  else
+    s += "all of them, by predicted time\n\n";
+  if (r.candidates.empty()) {
+    s += "no configuration satisfies C1-C3: widen the search space or diagnose one configuration\n";
+    return s;
+  }
+  fmt::format_to(o, "{:>4} {:>7} {:>7} {:>7} {:>6} {:>7} {:>8} {:>8} {:>6} {:>7} {:>6} {:>9} {:>9} {:>7} {:>7}  {}\n",
+                 "rank", "block_M", "block_N", "block_K", "stages", "threads", "smem KB", "regs/thr", "blk/SM",
+                 "binding", "waves", "last wave", "pred us", "TFLOP/s", "bound", "notes");
+  int rank = 0;
+  for (const Verdict& v : r.candidates) {
+    const TileConfig& c = v.config;
+    fmt::format_to(o, "{:>4} {:>7} {:>7} {:>7} {:>6} {:>7} {:>8} {:>8} {:>6} {:>7} {:>6} {:>8.0f}% {:>9.1f} {:>7.0f} {:>7}  {}\n",
+                   ++rank, c.block_m, c.block_n, c.block_k, c.stages, c.threads, kb(v.smem_bytes),
+                   v.regs_per_thread, v.blocks_per_sm, to_string(v.binding), v.waves, v.last_wave_fill * 100.0,
+                   v.predicted_us, tflops(r.problem, v.predicted_us), to_string(v.time_bound), short_notes(v));
+  }
+  const Verdict& best = r.candidates.front();
+  fmt::format_to(o,
+                 "\nnext: tileplan tile --diagnose --m {} --n {} --k {} --instr {} --block-m {} --block-n {} "
+                 "--block-k {} --stages {} --threads {}\n",
+                 r.problem.m, r.problem.n, r.problem.k, to_string(r.instr), best.config.block_m,
+                 best.config.block_n, best.config.block_k, best.config.stages, best.config.threads);
+  return s;
+}
+
 std::string sweep_text(const TileReport& r) {
+  if (r.model == Model::calibrated) return calibrated_sweep_text(r);
   std::string s = header(r);
   Out o(s);
   fmt::format_to(o, "feasible {} of {} configurations; ", r.feasible_count, r.space_size);
@@ -164,8 +224,13 @@ std::string diagnose_text(const TileReport& r) {
                  status(Constraint::C1, false), kb(v.smem_per_stage_bytes), c.stages, kb(v.smem_bytes),
                  kb(d.smem_per_block_max_bytes));
   details(Constraint::C1);
-  fmt::format_to(o, "C2 registers          {:<4}  {} accumulators/thread -> {} regs/thread, {} regs/block\n",
-                 status(Constraint::C2, false), v.accum_per_thread, v.regs_per_thread, v.regs_per_block);
+  if (r.model == Model::calibrated)
+    fmt::format_to(o, "C2 registers          {:<4}  {} accumulators/thread -> {} regs/thread ({} profile), {} regs/block\n",
+                   status(Constraint::C2, false), v.accum_per_thread, v.regs_per_thread, to_string(r.family),
+                   v.regs_per_block);
+  else
+    fmt::format_to(o, "C2 registers          {:<4}  {} accumulators/thread -> {} regs/thread, {} regs/block\n",
+                   status(Constraint::C2, false), v.accum_per_thread, v.regs_per_thread, v.regs_per_block);
   details(Constraint::C2);
   fmt::format_to(o,
                  "   occupancy               blocks/SM by regs {}, by smem {}, by threads {}, limit {} -> {}"
@@ -176,7 +241,12 @@ std::string diagnose_text(const TileReport& r) {
                  status(Constraint::C4, true), v.grid, v.blocks_per_sm * d.sm_count, v.waves,
                  v.last_wave_fill * 100.0);
   details(Constraint::C4);
-  fmt::format_to(o, "   DRAM traffic            {:.1f} MB\n\n", v.dram_bytes / 1e6);
+  fmt::format_to(o, "   DRAM traffic            {:.1f} MB\n", v.dram_bytes / 1e6);
+  if (v.predicted)
+    fmt::format_to(o, "   predicted time          {:.1f} us ({:.0f} TFLOP/s), bound by {}{}\n", v.predicted_us,
+                   tflops(r.problem, v.predicted_us), to_string(v.time_bound),
+                   v.spills ? " (spilling)" : "");
+  s += '\n';
   if (!v.failures.empty()) {
     fmt::format_to(o, "verdict  INFEASIBLE: binding constraint {} ({} failure(s))\n",
                    to_string(constraint_of(v.failures.begin()->kind)), v.failures.size);
@@ -240,7 +310,7 @@ std::string tile_csv(const TileReport& r) {
   std::string s =
       "rank,block_m,block_n,block_k,stages,threads,instr,smem_per_stage_bytes,smem_bytes,accum_per_thread,"
       "regs_per_thread,regs_per_block,blocks_by_regs,blocks_by_smem,blocks_by_threads,blocks_per_sm,binding,"
-      "grid,waves,last_wave_fill,dram_bytes,failures,warnings\n";
+      "grid,waves,last_wave_fill,dram_bytes,failures,warnings,predicted_us,time_bound,occupancy_limiter,spills\n";
   Out o(s);
   int rank = 0;
   for (const Verdict& v : r.candidates) {
@@ -253,7 +323,12 @@ std::string tile_csv(const TileReport& r) {
     csv_findings(s, v.failures, c);
     s += ',';
     csv_findings(s, v.warnings, c);
-    s += '\n';
+    if (v.predicted)
+      fmt::format_to(o, ",{},{}", v.predicted_us, to_string(v.time_bound));
+    else
+      s += ",,";
+    fmt::format_to(o, ",{},{}\n", v.occupancy_limiter == Limiter::none ? "" : to_string(v.occupancy_limiter),
+                   v.spills);
   }
   return s;
 }

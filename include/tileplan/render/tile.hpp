@@ -17,6 +17,7 @@ struct TileReport {
   GemmProblem problem;
   Instr instr = Instr::wgmma;
   Model model = Model::seed;
+  Family family = Family::triton;  // the calibrated model's kernel family
   bool diagnose = false;
   std::size_t space_size = 0;      // configurations in the search space
   std::size_t feasible_count = 0;  // of those, feasible for this problem

@@ -1,0 +1,81 @@
+// tileplan validate: score the calibrated model and the seed model on
+// recorded measurements, shape by shape; optionally fail (exit 1) when the
+// calibrated model misses a threshold.
+#include <charconv>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "common.hpp"
+#include "tileplan/render/validate.hpp"
+#include "tileplan/validate.hpp"
+
+namespace tileplan::cli {
+namespace {
+
+struct ValidateFlags {
+  std::vector<std::string> datasets;
+  std::string split = "all";
+  std::string family = "triton";
+  DeviceFlags device;
+  std::string format = "text";
+  std::string max_top1_geomean, max_top1_worst, max_top5_geomean;
+  std::string output;
+};
+
+// A regret threshold: a number of at least 1 (a regret is never below 1).
+std::optional<double> threshold(const CLI::App& app, const char* flag, const std::string& text) {
+  if (app.count(flag) == 0) return std::nullopt;
+  double v = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(v))
+    throw UsageError(fmt::format("{} '{}' is not a number", flag, text));
+  if (v < 1.0) throw UsageError(fmt::format("{} {} must be at least 1: a regret is never below 1", flag, text));
+  return v;
+}
+
+void run(const CLI::App& app, const ValidateFlags& fl) {
+  SplitFilter split = SplitFilter::all;
+  if (fl.split == "calibration") split = SplitFilter::calibration;
+  else if (fl.split == "heldout" || fl.split == "held_out") split = SplitFilter::held_out;
+  else if (fl.split != "all")
+    throw UsageError(fmt::format("--split '{}' is not one of: calibration, heldout, all", fl.split));
+  const std::optional<Family> family = parse_family(fl.family);
+  if (!family) throw UsageError(fmt::format("--family '{}' is not one of: triton, seed", fl.family));
+  render::Thresholds t{threshold(app, "--max-top1-geomean", fl.max_top1_geomean),
+                       threshold(app, "--max-top1-worst", fl.max_top1_worst),
+                       threshold(app, "--max-top5-geomean", fl.max_top5_geomean)};
+  const Device dev = fl.device.resolve();
+
+  std::vector<Dataset> sets(fl.datasets.size());
+  for (std::size_t i = 0; i < fl.datasets.size(); ++i) require(load_dataset(fl.datasets[i], sets[i]));
+  const ValidationReport result = validate(dev, sets, split, *family);
+  if (result.shapes.empty())
+    throw UsageError(fmt::format("--split {}: no shape of the given datasets is in that split (split.json)", fl.split));
+
+  const render::ValidateReport rep{&result, fl.datasets, split, *family, dev.name, t};
+  emit(fl.format == "json" ? render::validate_json(rep) : render::validate_text(rep), fl.output);
+  if (auto miss = render::threshold_miss(result.calibrated, t)) throw CheckFailed(*miss);
+}
+
+}  // namespace
+
+void register_validate(CLI::App& app) {
+  auto fl = std::make_shared<ValidateFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "validate", "score the calibrated and seed models on measured datasets (regret of their picks, rank correlation)");
+  cmd->add_option("datasets", fl->datasets, "dataset directories (configs.jsonl, timings.jsonl, split.json)")
+      ->required();
+  cmd->add_option("--split", fl->split, "shapes to score: calibration, heldout or all")->default_val("all");
+  cmd->add_option("--family", fl->family, "kernel family of the calibrated model: triton or seed")
+      ->default_val("triton");
+  fl->device.add_to(*cmd, false);
+  cmd->add_option("--format", fl->format, "text or json")->default_val("text")->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--max-top1-geomean", fl->max_top1_geomean, "exit 1 if the top-1 regret geomean exceeds X");
+  cmd->add_option("--max-top1-worst", fl->max_top1_worst, "exit 1 if the worst top-1 regret exceeds X");
+  cmd->add_option("--max-top5-geomean", fl->max_top5_geomean, "exit 1 if the top-5 regret geomean exceeds X");
+  cmd->add_option("--output,-o", fl->output, "write to FILE instead of standard output");
+  cmd->callback([cmd, fl] { run(*cmd, *fl); });
+}
+
+}  // namespace tileplan::cli

@@ -1,0 +1,32 @@
+// Renderers for `tileplan validate`: a per-shape table and summary for
+// people, or one JSON object for tools.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tileplan/validate.hpp"
+
+namespace tileplan::render {
+
+struct Thresholds {
+  std::optional<double> top1_geomean, top1_worst, top5_geomean;
+};
+
+struct ValidateReport {
+  const ValidationReport* result = nullptr;
+  std::vector<std::string> datasets;
+  SplitFilter split = SplitFilter::all;
+  Family family = Family::triton;
+  std::string device;
+  Thresholds thresholds;
+};
+
+// The first threshold the calibrated model misses, in words; nothing when it meets them all.
+std::optional<std::string> threshold_miss(const ScoreSummary& s, const Thresholds& t);
+
+std::string validate_text(const ValidateReport& r);
+std::string validate_json(const ValidateReport& r);
+
+}  // namespace tileplan::render

@@ -1,0 +1,118 @@
+// Scoring a model on measured data: for each shape, the measured time of the
+// model's first pick over the best measured time (top-1 regret), the best of
+// its first five over the best (top-5 regret), and the rank correlation of
+// the model's order with the measured times; then geometric means and the
+// worst shape.
+//
+// A dataset is a directory in the format of data/h200-triton/:
+//   configs.jsonl  one configuration a line: BM, BN, BK, stages, warps, key, and
+//                  n_regs, n_spills, shared, occupancy (compiled) or error (refused)
+//   timings.jsonl  one (shape, configuration) a line: M, N, K, key, ms;
+//                  key "cublas" is the vendor library's time for the shape
+//   split.json     optional: {"calibration": ["MxNxK", ...], "held_out": [...]}
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tileplan/device.hpp"
+#include "tileplan/gemm.hpp"
+
+namespace tileplan {
+
+struct MeasuredConfig {
+  std::string key;            // e.g. "128x256x64_s4_w8"
+  TileConfig config;          // threads = 32 * warps, instr = wgmma
+  bool compiled = false;      // false: the compiler refused it (`error`)
+  int64_t regs_per_thread = 0;
+  int64_t spills = 0;         // n_spills
+  int64_t smem_bytes = 0;     // shared
+  int64_t blocks_per_sm = 0;  // occupancy, as the driver granted it
+};
+
+struct MeasuredShape {
+  GemmProblem problem;
+  std::optional<double> cublas_ms;
+  // (index into Dataset::configs, median ms), in the file's order.
+  std::vector<std::pair<std::size_t, double>> times_ms;
+};
+
+enum class Split { unlabelled, calibration, held_out };
+std::string_view to_string(Split s);
+
+struct Dataset {
+  std::string dir;
+  std::vector<MeasuredConfig> configs;  // in the sweep's order (block_M, block_N, block_K, stages, threads)
+  std::vector<MeasuredShape> shapes;    // in order of first appearance
+  bool has_split = false;
+  std::vector<GemmProblem> calibration, held_out;  // from split.json
+};
+
+// Reads a dataset directory. Returns an error naming the file and line
+// ("DIR/timings.jsonl:12: ...") or nothing.
+std::optional<std::string> load_dataset(const std::string& dir, Dataset& out);
+
+// "MxNxK" -> problem; nothing when malformed.
+std::optional<GemmProblem> parse_shape(std::string_view s);
+std::string shape_name(const GemmProblem& p);
+
+// A shape's split: the first dataset whose split.json lists it decides.
+Split split_of(const std::vector<Dataset>& datasets, const GemmProblem& p);
+
+// ---- scoring ----------------------------------------------------------------------
+
+// Spearman's rank correlation of x and y (average ranks for ties); 0 when
+// either has no spread.
+//   Requires: x.size() == y.size().
+double spearman(const std::vector<double>& x, const std::vector<double>& y);
+// Geometric mean; 1 for an empty list.
+//   Requires: every value > 0.
+double geomean(const std::vector<double>& v);
+
+struct RankingScore {
+  std::size_t top1 = 0;       // candidate index of the first pick
+  double top1_regret = 1.0;   // measured(top1) / best measured
+  double top5_regret = 1.0;   // min measured over the first five / best measured
+  double spearman = 0.0;      // rank position against measured time
+};
+// `order`: candidate indices, best first (a permutation of 0..n-1);
+// `measured_ms`: each candidate's measured time.
+//   Requires: order.size() == measured_ms.size() >= 1, every time > 0.
+RankingScore score_ranking(const std::vector<std::size_t>& order, const std::vector<double>& measured_ms);
+
+struct ShapeScore {
+  std::string dataset;
+  GemmProblem problem;
+  Split split = Split::unlabelled;
+  std::optional<double> cublas_ms;
+  std::size_t candidates = 0;
+  std::string best_key;
+  double best_ms = 0;
+  RankingScore calibrated, seed;
+  std::string calibrated_top1_key, seed_top1_key;
+};
+
+struct ScoreSummary {
+  std::size_t shapes = 0;
+  double top1_geomean = 1, top1_worst = 1, top5_geomean = 1, top5_worst = 1, spearman_mean = 0;
+  std::size_t top1_worst_shape = 0;  // index into ValidationReport::shapes
+};
+
+struct ValidationReport {
+  std::vector<ShapeScore> shapes;
+  ScoreSummary calibrated, seed;
+};
+
+enum class SplitFilter { all, calibration, held_out };
+
+// Ranks each selected shape's measured configurations with the calibrated
+// model (family `family`) and with the seed model, and scores both.
+ValidationReport validate(const Device& dev, const std::vector<Dataset>& datasets, SplitFilter filter,
+                          Family family = Family::triton);
+ScoreSummary summarize(const std::vector<ShapeScore>& shapes, bool calibrated);
+
+}  // namespace tileplan

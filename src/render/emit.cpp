@@ -1,0 +1,71 @@
+#include "tileplan/render/emit.hpp"
+
+#include <iterator>
+
+#include <fmt/format.h>
+
+#include "tileplan/model.hpp"
+
+namespace tileplan::render {
+namespace {
+
+std::string comment(const Verdict& v, int rank) {
+  std::string c = fmt::format("  # rank {}", rank);
+  if (v.predicted) c += fmt::format(", {:.1f} us predicted", v.predicted_us);
+  if (!v.feasible()) c += ", infeasible";
+  return c;
+}
+
+std::string header(const TileReport& r) {
+  const GemmProblem& p = r.problem;
+  const std::string model = r.model == Model::calibrated
+                                ? fmt::format("model calibrated, family {}", to_string(r.family))
+                                : std::string("model seed");
+  return fmt::format("# tileplan: {}x{}x{} (MxNxK) on {}, {}, {} configuration(s)\n", p.m, p.n, p.k, r.device->name,
+                     model, r.candidates.size());
+}
+
+}  // namespace
+
+std::string_view to_string(Emit e) {
+  switch (e) {
+    case Emit::triton: return "triton";
+    case Emit::tilelang: return "tilelang";
+  }
+  return "?";
+}
+
+std::optional<Emit> parse_emit(std::string_view s) {
+  if (s == "triton") return Emit::triton;
+  if (s == "tilelang") return Emit::tilelang;
+  return std::nullopt;
+}
+
+std::string emit(const TileReport& r, Emit e) {
+  std::string s = header(r);
+  auto o = std::back_inserter(s);
+  int rank = 0;
+  if (e == Emit::triton) {
+    const int64_t group_m = kernel_family(r.model == Model::calibrated ? r.family : Family::seed).group_m;
+    for (const Verdict& v : r.candidates) {
+      const TileConfig& c = v.config;
+      fmt::format_to(o,
+                     "triton.Config({{'BLOCK_M': {}, 'BLOCK_N': {}, 'BLOCK_K': {}, 'GROUP_M': {}}}, num_stages={}, "
+                     "num_warps={}),{}\n",
+                     c.block_m, c.block_n, c.block_k, group_m, c.stages, c.threads / r.device->warp_size,
+                     comment(v, ++rank));
+    }
+    return s;
+  }
+  s += "[\n";
+  for (const Verdict& v : r.candidates) {
+    const TileConfig& c = v.config;
+    fmt::format_to(o,
+                   "    {{\"block_M\": {}, \"block_N\": {}, \"block_K\": {}, \"num_stages\": {}, \"threads\": {}}},{}\n",
+                   c.block_m, c.block_n, c.block_k, c.stages, c.threads, comment(v, ++rank));
+  }
+  s += "]\n";
+  return s;
+}
+
+}  // namespace tileplan::render

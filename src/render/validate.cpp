@@ -1,0 +1,145 @@
+#include "tileplan/render/validate.hpp"
+
+#include <iterator>
+
+#include <fmt/format.h>
+
+#include "tileplan/render/tile.hpp"
+
+namespace tileplan::render {
+namespace {
+
+using Out = std::back_insert_iterator<std::string>;
+
+std::string_view split_name(SplitFilter f) {
+  switch (f) {
+    case SplitFilter::all: return "all";
+    case SplitFilter::calibration: return "calibration";
+    case SplitFilter::held_out: return "heldout";
+  }
+  return "?";
+}
+
+std::string ms_or_dash(const std::optional<double>& ms) { return ms ? fmt::format("{:.4f}", *ms) : "-"; }
+
+void summary_line(std::string& s, const char* name, const ScoreSummary& x, const ValidationReport& r) {
+  Out o(s);
+  fmt::format_to(o, "{:<11} shapes {}: top-1 regret geomean {:.3f}, worst {:.3f}", name, x.shapes, x.top1_geomean,
+                 x.top1_worst);
+  if (x.shapes) fmt::format_to(o, " ({})", shape_name(r.shapes[x.top1_worst_shape].problem));
+  fmt::format_to(o, "; top-5 geomean {:.3f}, worst {:.3f}; mean Spearman {:.3f}\n", x.top5_geomean, x.top5_worst,
+                 x.spearman_mean);
+}
+
+void summary_json(std::string& s, const ScoreSummary& x, const ValidationReport& r) {
+  Out o(s);
+  fmt::format_to(o,
+                 "{{\"shapes\":{},\"top1_geomean\":{},\"top1_worst\":{},\"top1_worst_shape\":\"{}\","
+                 "\"top5_geomean\":{},\"top5_worst\":{},\"spearman_mean\":{}}}",
+                 x.shapes, x.top1_geomean, x.top1_worst,
+                 x.shapes ? shape_name(r.shapes[x.top1_worst_shape].problem) : std::string(), x.top5_geomean,
+                 x.top5_worst, x.spearman_mean);
+}
+
+void score_json(std::string& s, const RankingScore& x, const std::string& key) {
+  Out o(s);
+  s += "{\"top1_key\":";
+  append_json_string(s, key);
+  fmt::format_to(o, ",\"top1_regret\":{},\"top5_regret\":{},\"spearman\":{}}}", x.top1_regret, x.top5_regret,
+                 x.spearman);
+}
+
+void optional_json(std::string& s, const std::optional<double>& v) {
+  if (v)
+    fmt::format_to(Out(s), "{}", *v);
+  else
+    s += "null";
+}
+
+}  // namespace
+
+std::optional<std::string> threshold_miss(const ScoreSummary& s, const Thresholds& t) {
+  if (t.top1_geomean && s.top1_geomean > *t.top1_geomean)
+    return fmt::format("the calibrated model's top-1 regret geomean {:.4f} exceeds --max-top1-geomean {}",
+                       s.top1_geomean, *t.top1_geomean);
+  if (t.top1_worst && s.top1_worst > *t.top1_worst)
+    return fmt::format("the calibrated model's worst top-1 regret {:.4f} exceeds --max-top1-worst {}", s.top1_worst,
+                       *t.top1_worst);
+  if (t.top5_geomean && s.top5_geomean > *t.top5_geomean)
+    return fmt::format("the calibrated model's top-5 regret geomean {:.4f} exceeds --max-top5-geomean {}",
+                       s.top5_geomean, *t.top5_geomean);
+  return std::nullopt;
+}
+
+std::string validate_text(const ValidateReport& rep) {
+  const ValidationReport& r = *rep.result;
+  std::string s;
+  Out o(s);
+  fmt::format_to(o, "validate  {} shape(s), split {}, device {}, calibrated model family {}\n", r.shapes.size(),
+                 split_name(rep.split), rep.device, to_string(rep.family));
+  s += "regret = measured time of the pick / best measured time; rho = Spearman(model's order, measured times)\n\n";
+  fmt::format_to(o, "{:<18} {:<11} {:>9} {:>20} {:>8} | {:>20} {:>6} {:>6} {:>5} | {:>6} {:>6} {:>5}\n", "shape",
+                 "split", "cuBLAS ms", "best measured", "best ms", "calibrated top-1", "top-1", "top-5", "rho",
+                 "seed-1", "seed-5", "rho");
+  for (const ShapeScore& x : r.shapes) {
+    fmt::format_to(o, "{:<18} {:<11} {:>9} {:>20} {:>8.4f} | {:>20} {:>6.3f} {:>6.3f} {:>5.2f} | {:>6.3f} {:>6.3f} {:>5.2f}\n",
+                   shape_name(x.problem), to_string(x.split), ms_or_dash(x.cublas_ms), x.best_key, x.best_ms,
+                   x.calibrated_top1_key, x.calibrated.top1_regret, x.calibrated.top5_regret, x.calibrated.spearman,
+                   x.seed.top1_regret, x.seed.top5_regret, x.seed.spearman);
+  }
+  s += '\n';
+  summary_line(s, "calibrated", r.calibrated, r);
+  summary_line(s, "seed", r.seed, r);
+  const Thresholds& t = rep.thresholds;
+  if (t.top1_geomean || t.top1_worst || t.top5_geomean) {
+    s += "thresholds ";
+    if (t.top1_geomean) fmt::format_to(o, " top-1 geomean <= {}", *t.top1_geomean);
+    if (t.top1_worst) fmt::format_to(o, " top-1 worst <= {}", *t.top1_worst);
+    if (t.top5_geomean) fmt::format_to(o, " top-5 geomean <= {}", *t.top5_geomean);
+    fmt::format_to(o, ": {}\n", threshold_miss(r.calibrated, t) ? "MISSED" : "met");
+  }
+  return s;
+}
+
+std::string validate_json(const ValidateReport& rep) {
+  const ValidationReport& r = *rep.result;
+  std::string s = "{\"datasets\":[";
+  Out o(s);
+  for (std::size_t i = 0; i < rep.datasets.size(); ++i) {
+    if (i) s += ',';
+    append_json_string(s, rep.datasets[i]);
+  }
+  fmt::format_to(o, "],\"split\":\"{}\",\"device\":", split_name(rep.split));
+  append_json_string(s, rep.device);
+  fmt::format_to(o, ",\"family\":\"{}\",\"shapes\":[", to_string(rep.family));
+  for (std::size_t i = 0; i < r.shapes.size(); ++i) {
+    const ShapeScore& x = r.shapes[i];
+    if (i) s += ',';
+    fmt::format_to(o, "{{\"shape\":\"{}\",\"m\":{},\"n\":{},\"k\":{},\"dataset\":", shape_name(x.problem), x.problem.m,
+                   x.problem.n, x.problem.k);
+    append_json_string(s, x.dataset);
+    fmt::format_to(o, ",\"split\":\"{}\",\"cublas_ms\":", to_string(x.split));
+    optional_json(s, x.cublas_ms);
+    fmt::format_to(o, ",\"candidates\":{},\"best_key\":", x.candidates);
+    append_json_string(s, x.best_key);
+    fmt::format_to(o, ",\"best_ms\":{},\"calibrated\":", x.best_ms);
+    score_json(s, x.calibrated, x.calibrated_top1_key);
+    s += ",\"seed\":";
+    score_json(s, x.seed, x.seed_top1_key);
+    s += '}';
+  }
+  s += "],\"summary\":{\"calibrated\":";
+  summary_json(s, r.calibrated, r);
+  s += ",\"seed\":";
+  summary_json(s, r.seed, r);
+  s += "},\"thresholds\":{\"max_top1_geomean\":";
+  optional_json(s, rep.thresholds.top1_geomean);
+  s += ",\"max_top1_worst\":";
+  optional_json(s, rep.thresholds.top1_worst);
+  s += ",\"max_top5_geomean\":";
+  optional_json(s, rep.thresholds.top5_geomean);
+  fmt::format_to(o, "}},\"pass\":{}}}\n", !threshold_miss(r.calibrated, rep.thresholds).has_value());
+  return s;
+}
+
+}  // namespace tileplan::render

@@ -1,0 +1,304 @@
+#include "tileplan/validate.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <numeric>
+#include <tuple>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace tileplan {
+namespace {
+
+using nlohmann::json;
+
+// A required integer field of a JSON line, or an error sentence.
+std::optional<std::string> get_int(const json& j, const char* field, int64_t& out) {
+  const auto it = j.find(field);
+  if (it == j.end()) return fmt::format("missing field '{}'", field);
+  if (!it->is_number_integer()) return fmt::format("field '{}' must be an integer", field);
+  out = it->get<int64_t>();
+  return std::nullopt;
+}
+
+std::optional<std::string> get_string(const json& j, const char* field, std::string& out) {
+  const auto it = j.find(field);
+  if (it == j.end()) return fmt::format("missing field '{}'", field);
+  if (!it->is_string()) return fmt::format("field '{}' must be a string", field);
+  out = it->get<std::string>();
+  return std::nullopt;
+}
+
+// Calls `line_fn(json, line_number)` for every non-blank line; returns the
+// first error as "PATH:LINE: reason".
+template <class F>
+std::optional<std::string> each_json_line(const std::string& path, F line_fn) {
+  std::ifstream f(path);
+  if (!f) return fmt::format("{}: the file cannot be opened for reading", path);
+  std::string line;
+  int64_t number = 0;
+  while (std::getline(f, line)) {
+    ++number;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded() || !j.is_object())
+      return fmt::format("{}:{}: not a JSON object", path, number);
+    if (auto err = line_fn(j, number)) return fmt::format("{}:{}: {}", path, number, *err);
+  }
+  if (f.bad()) return fmt::format("{}: reading failed", path);
+  return std::nullopt;
+}
+
+std::optional<std::string> read_configs(const std::string& path, Dataset& d) {
+  std::map<std::string, int64_t> seen;
+  auto err = each_json_line(path, [&](const json& j, int64_t line) -> std::optional<std::string> {
+    MeasuredConfig c;
+    int64_t bm = 0, bn = 0, bk = 0, stages = 0, warps = 0;
+    for (auto [field, value] : {std::pair<const char*, int64_t*>{"BM", &bm}, {"BN", &bn}, {"BK", &bk},
+                                {"stages", &stages}, {"warps", &warps}})
+      if (auto e = get_int(j, field, *value)) return e;
+    if (auto e = get_string(j, "key", c.key)) return e;
+    c.config = TileConfig{bm, bn, bk, stages, 32 * warps, Instr::wgmma};
+    if (auto e = check_config(c.config)) return fmt::format("configuration '{}': {}", c.key, *e);
+    if (auto [it, inserted] = seen.emplace(c.key, line); !inserted)
+      return fmt::format("configuration '{}' repeats line {}", c.key, it->second);
+    c.compiled = !j.contains("error");
+    if (c.compiled) {
+      for (auto [field, value] : {std::pair<const char*, int64_t*>{"n_regs", &c.regs_per_thread},
+                                  {"n_spills", &c.spills}, {"shared", &c.smem_bytes},
+                                  {"occupancy", &c.blocks_per_sm}})
+        if (auto e = get_int(j, field, *value)) return e;
+    }
+    d.configs.push_back(std::move(c));
+    return std::nullopt;
+  });
+  if (err) return err;
+  if (d.configs.empty()) return fmt::format("{}: the file holds no configurations", path);
+  std::stable_sort(d.configs.begin(), d.configs.end(), [](const MeasuredConfig& a, const MeasuredConfig& b) {
+    const TileConfig &x = a.config, &y = b.config;
+    return std::tie(x.block_m, x.block_n, x.block_k, x.stages, x.threads) <
+           std::tie(y.block_m, y.block_n, y.block_k, y.stages, y.threads);
+  });
+  return std::nullopt;
+}
+
+std::optional<std::string> read_timings(const std::string& path, Dataset& d) {
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < d.configs.size(); ++i) index.emplace(d.configs[i].key, i);
+  std::map<std::tuple<int64_t, int64_t, int64_t>, std::size_t> shape_of;
+  auto err = each_json_line(path, [&](const json& j, int64_t) -> std::optional<std::string> {
+    GemmProblem p;
+    for (auto [field, value] : {std::pair<const char*, int64_t*>{"M", &p.m}, {"N", &p.n}, {"K", &p.k}})
+      if (auto e = get_int(j, field, *value)) return e;
+    if (auto e = check_problem(p, {"M", "N", "K"})) return e;
+    std::string key;
+    if (auto e = get_string(j, "key", key)) return e;
+    const auto ms = j.find("ms");
+    if (ms == j.end()) return std::string("missing field 'ms'");
+    if (!ms->is_number() || !(ms->get<double>() > 0) || !std::isfinite(ms->get<double>()))
+      return std::string("field 'ms' must be a positive number");
+    const auto [it, inserted] = shape_of.emplace(std::tuple{p.m, p.n, p.k}, d.shapes.size());
+    if (inserted) d.shapes.push_back(MeasuredShape{p, std::nullopt, {}});
+    MeasuredShape& s = d.shapes[it->second];
+    if (key == "cublas") {
+      s.cublas_ms = ms->get<double>();
+      return std::nullopt;
+    }
+    const auto c = index.find(key);
+    if (c == index.end()) return fmt::format("configuration '{}' is not in configs.jsonl", key);
+    if (!d.configs[c->second].compiled)
+      return fmt::format("configuration '{}' has a time but configs.jsonl records it as refused", key);
+    s.times_ms.emplace_back(c->second, ms->get<double>());
+    return std::nullopt;
+  });
+  if (err) return err;
+  if (d.shapes.empty()) return fmt::format("{}: the file holds no timings", path);
+  for (const MeasuredShape& s : d.shapes)
+    if (s.times_ms.empty())
+      return fmt::format("{}: shape {} has only a cuBLAS time", path, shape_name(s.problem));
+  return std::nullopt;
+}
+
+std::optional<std::string> read_split(const std::string& path, Dataset& d) {
+  std::ifstream f(path);
+  if (!f) return std::nullopt;  // optional file
+  json j = json::parse(f, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return fmt::format("{}: not a JSON object", path);
+  for (auto [field, list] : {std::pair<const char*, std::vector<GemmProblem>*>{"calibration", &d.calibration},
+                             {"held_out", &d.held_out}}) {
+    const auto it = j.find(field);
+    if (it == j.end()) continue;
+    if (!it->is_array()) return fmt::format("{}: '{}' must be a list of \"MxNxK\" strings", path, field);
+    for (const json& s : *it) {
+      const std::optional<GemmProblem> p = s.is_string() ? parse_shape(s.get<std::string>()) : std::nullopt;
+      if (!p) return fmt::format("{}: '{}' holds {}, not a shape \"MxNxK\"", path, field, s.dump());
+      list->push_back(*p);
+    }
+  }
+  d.has_split = true;
+  return std::nullopt;
+}
+
+bool same_shape(const GemmProblem& a, const GemmProblem& b) { return a.m == b.m && a.n == b.n && a.k == b.k; }
+
+// Average ranks (1-based) of the values, ties sharing their mean rank.
+std::vector<double> ranks(const std::vector<double>& v) {
+  std::vector<std::size_t> order(v.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return v[a] < v[b]; });
+  std::vector<double> r(v.size());
+  for (std::size_t i = 0; i < order.size();) {
+    std::size_t j = i;
+    while (j + 1 < order.size() && v[order[j + 1]] == v[order[i]]) ++j;
+    const double mean = (static_cast<double>(i) + static_cast<double>(j)) / 2.0 + 1.0;
+    for (std::size_t t = i; t <= j; ++t) r[order[t]] = mean;
+    i = j + 1;
+  }
+  return r;
+}
+
+}  // namespace
+
+std::string_view to_string(Split s) {
+  switch (s) {
+    case Split::unlabelled: return "-";
+    case Split::calibration: return "calibration";
+    case Split::held_out: return "held-out";
+  }
+  return "?";
+}
+
+std::optional<GemmProblem> parse_shape(std::string_view s) {
+  GemmProblem p;
+  int64_t* dims[] = {&p.m, &p.n, &p.k};
+  for (int i = 0; i < 3; ++i) {
+    const std::size_t x = i < 2 ? s.find('x') : s.size();
+    if (x == std::string_view::npos) return std::nullopt;
+    const std::string_view part = s.substr(0, x);
+    auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), *dims[i]);
+    if (part.empty() || ec != std::errc() || ptr != part.data() + part.size()) return std::nullopt;
+    s = i < 2 ? s.substr(x + 1) : std::string_view();
+  }
+  if (check_problem(p)) return std::nullopt;
+  return p;
+}
+
+std::string shape_name(const GemmProblem& p) { return fmt::format("{}x{}x{}", p.m, p.n, p.k); }
+
+std::optional<std::string> load_dataset(const std::string& dir, Dataset& out) {
+  out = Dataset{};
+  out.dir = dir;
+  if (auto e = read_configs(dir + "/configs.jsonl", out)) return e;
+  if (auto e = read_timings(dir + "/timings.jsonl", out)) return e;
+  if (auto e = read_split(dir + "/split.json", out)) return e;
+  return std::nullopt;
+}
+
+Split split_of(const std::vector<Dataset>& datasets, const GemmProblem& p) {
+  for (const Dataset& d : datasets) {
+    for (const GemmProblem& q : d.calibration)
+      if (same_shape(p, q)) return Split::calibration;
+    for (const GemmProblem& q : d.held_out)
+      if (same_shape(p, q)) return Split::held_out;
+  }
+  return Split::unlabelled;
+}
+
+double spearman(const std::vector<double>& x, const std::vector<double>& y) {
+  const std::vector<double> rx = ranks(x), ry = ranks(y);
+  const double n = static_cast<double>(x.size());
+  const double mx = std::accumulate(rx.begin(), rx.end(), 0.0) / n;
+  const double my = std::accumulate(ry.begin(), ry.end(), 0.0) / n;
+  double sxy = 0, sxx = 0, syy = 0;
+  for (std::size_t i = 0; i < rx.size(); ++i) {
+    sxy += (rx[i] - mx) * (ry[i] - my);
+    sxx += (rx[i] - mx) * (rx[i] - mx);
+    syy += (ry[i] - my) * (ry[i] - my);
+  }
+  if (sxx == 0 || syy == 0) return 0.0;
+  return sxy / std::sqrt(sxx * syy);
+}
+
+double geomean(const std::vector<double>& v) {
+  if (v.empty()) return 1.0;
+  double s = 0;
+  for (double x : v) s += std::log(x);
+  return std::exp(s / static_cast<double>(v.size()));
+}
+
+RankingScore score_ranking(const std::vector<std::size_t>& order, const std::vector<double>& measured_ms) {
+  RankingScore s;
+  const double best = *std::min_element(measured_ms.begin(), measured_ms.end());
+  s.top1 = order.front();
+  s.top1_regret = measured_ms[order.front()] / best;
+  double top5 = measured_ms[order.front()];
+  for (std::size_t r = 1; r < std::min<std::size_t>(5, order.size()); ++r) top5 = std::min(top5, measured_ms[order[r]]);
+  s.top5_regret = top5 / best;
+  std::vector<double> position(order.size());
+  for (std::size_t r = 0; r < order.size(); ++r) position[order[r]] = static_cast<double>(r);
+  s.spearman = spearman(position, measured_ms);
+  return s;
+}
+
+ScoreSummary summarize(const std::vector<ShapeScore>& shapes, bool calibrated) {
+  ScoreSummary out;
+  out.shapes = shapes.size();
+  std::vector<double> top1, top5;
+  double rho = 0;
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    const RankingScore& s = calibrated ? shapes[i].calibrated : shapes[i].seed;
+    top1.push_back(s.top1_regret);
+    top5.push_back(s.top5_regret);
+    rho += s.spearman;
+    if (s.top1_regret > out.top1_worst) out.top1_worst = s.top1_regret, out.top1_worst_shape = i;
+    out.top5_worst = std::max(out.top5_worst, s.top5_regret);
+  }
+  out.top1_geomean = geomean(top1);
+  out.top5_geomean = geomean(top5);
+  out.spearman_mean = shapes.empty() ? 0.0 : rho / static_cast<double>(shapes.size());
+  return out;
+}
+
+ValidationReport validate(const Device& dev, const std::vector<Dataset>& datasets, SplitFilter filter,
+                          Family family) {
+  ValidationReport report;
+  for (const Dataset& d : datasets) {
+    for (const MeasuredShape& m : d.shapes) {
+      const Split split = split_of(datasets, m.problem);
+      if (filter == SplitFilter::calibration && split != Split::calibration) continue;
+      if (filter == SplitFilter::held_out && split != Split::held_out) continue;
+      // Candidates: this shape's measured configurations, in the sweep's order.
+      std::vector<std::pair<std::size_t, double>> times = m.times_ms;
+      std::sort(times.begin(), times.end());
+      std::vector<TileConfig> configs;
+      std::vector<double> ms;
+      for (const auto& [index, t] : times) {
+        configs.push_back(d.configs[index].config);
+        ms.push_back(t);
+      }
+      ShapeScore s;
+      s.dataset = d.dir;
+      s.problem = m.problem;
+      s.split = split;
+      s.cublas_ms = m.cublas_ms;
+      s.candidates = configs.size();
+      const std::size_t best = static_cast<std::size_t>(std::min_element(ms.begin(), ms.end()) - ms.begin());
+      s.best_key = d.configs[times[best].first].key;
+      s.best_ms = ms[best];
+      s.calibrated = score_ranking(rank_configs(m.problem, dev, configs, Model::calibrated, family), ms);
+      s.seed = score_ranking(rank_configs(m.problem, dev, configs, Model::seed), ms);
+      s.calibrated_top1_key = d.configs[times[s.calibrated.top1].first].key;
+      s.seed_top1_key = d.configs[times[s.seed.top1].first].key;
+      report.shapes.push_back(std::move(s));
+    }
+  }
+  report.calibrated = summarize(report.shapes, true);
+  report.seed = summarize(report.shapes, false);
+  return report;
+}
+
+}  // namespace tileplan

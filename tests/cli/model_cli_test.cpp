@@ -1,0 +1,149 @@
+// The calibrated model through the command line: predicted times in every
+// output, the user's own search space, --emit, and `tileplan validate`.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "run_cli.hpp"
+
+namespace tileplan::test {
+namespace {
+
+using nlohmann::json;
+
+TEST(ModelCli, DefaultIsCalibrated_RankedByPredictedTime) {
+  const CliResult r = run_cli("tile --format json --topk 0");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["model"], "calibrated");
+  EXPECT_EQ(j["family"], "triton");
+  double last = 0;
+  for (const json& c : j["candidates"]) {
+    ASSERT_TRUE(c["predicted_us"].is_number());
+    EXPECT_GE(c["predicted_us"].get<double>(), last);
+    last = c["predicted_us"].get<double>();
+    EXPECT_TRUE(c["time_bound"].is_string());
+    EXPECT_TRUE(c["occupancy_limiter"].is_string());
+    EXPECT_FALSE(c["spills"].get<bool>());  // spilling tiles fail C2 and are not candidates
+  }
+}
+
+TEST(ModelCli, Seed_HasNoPrediction) {
+  const json j = json::parse(run_cli("tile --model seed --format json --topk 3").out);
+  EXPECT_EQ(j["model"], "seed");
+  EXPECT_EQ(j["family"], "seed");
+  for (const json& c : j["candidates"]) {
+    EXPECT_TRUE(c["predicted_us"].is_null());
+    EXPECT_TRUE(c["time_bound"].is_null());
+  }
+}
+
+TEST(ModelCli, UsersSearchSpace_TheIssueCommand) {
+  const CliResult r = run_cli(
+      "tile --m 4096 --n 4096 --k 4096 --block-m 64,128,256 --block-n 64,128,256 --block-k 32,64,128 "
+      "--stages 2,3,4,5 --threads 128,256 --format json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["space_size"], 3 * 3 * 3 * 4 * 2);
+  ASSERT_EQ(j["candidates"].size(), 15u);
+  for (const json& c : j["candidates"]) {
+    EXPECT_TRUE(c["block_k"] == 32 || c["block_k"] == 64 || c["block_k"] == 128);
+    EXPECT_TRUE(c["threads"] == 128 || c["threads"] == 256);
+  }
+  // The measured best of this grid on an H200 is 128x256x64 with 8 warps;
+  // the model's first pick is that tile.
+  EXPECT_EQ(j["candidates"][0]["block_m"], 128);
+  EXPECT_EQ(j["candidates"][0]["block_n"], 256);
+  EXPECT_EQ(j["candidates"][0]["threads"], 256);
+}
+
+TEST(ModelCli, OtherInstrAndDevice_StillRank) {
+  for (const char* args : {"tile --instr mma --device a100-sxm --format json --topk 5",
+                           "tile --device l40s --m 512 --n 512 --k 512 --format json --topk 5",
+                           "tile --family seed --format json --topk 5"}) {
+    const CliResult r = run_cli(args);
+    ASSERT_EQ(r.status, 0) << args << "\n" << r.err;
+    const json j = json::parse(r.out);
+    ASSERT_EQ(j["candidates"].size(), 5u) << args;
+    EXPECT_LE(j["candidates"][0]["predicted_us"].get<double>(), j["candidates"][4]["predicted_us"].get<double>());
+  }
+}
+
+TEST(ModelCli, Text_ShowsPredictedTime) {
+  const CliResult r = run_cli("tile --topk 3");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("model=calibrated family=triton"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("pred us"), std::string::npos);
+  EXPECT_NE(r.out.find("by predicted time"), std::string::npos);
+  const CliResult d = run_cli("tile --diagnose --block-m 128 --block-n 256 --block-k 64 --stages 4 --threads 256");
+  ASSERT_EQ(d.status, 0) << d.err;
+  EXPECT_NE(d.out.find("predicted time          187.3 us"), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("(triton profile)"), std::string::npos) << d.out;
+}
+
+TEST(ModelCli, Csv_HasPredictionColumns) {
+  const CliResult r = run_cli("tile --format csv --topk 2");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find(",predicted_us,time_bound,occupancy_limiter,spills\n"), std::string::npos);
+  EXPECT_EQ(count_lines(r.out), 3);
+}
+
+TEST(ModelCli, EmitTriton_PasteReadyLines) {
+  const CliResult r = run_cli("tile --emit triton --topk 4");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(count_lines(r.out), 5);  // a comment, then one line per configuration
+  std::size_t at = r.out.find('\n') + 1;
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(r.out.compare(at, 23, "triton.Config({'BLOCK_M"), 0) << r.out;
+    EXPECT_NE(r.out.find("'GROUP_M': 8}, num_stages=", at), std::string::npos);
+    at = r.out.find('\n', at) + 1;
+  }
+}
+
+TEST(ModelCli, EmitTileLang_ListOfDicts) {
+  const CliResult r = run_cli("tile --emit tilelang --topk 2 --m 1024 --n 1024 --k 1024");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("\n[\n    {\"block_M\": "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"num_stages\": "), std::string::npos);
+  EXPECT_NE(r.out.find("\"threads\": "), std::string::npos);
+  EXPECT_EQ(r.out.substr(r.out.size() - 2), "]\n");
+}
+
+// The gate CI runs: the committed thresholds on the held-out shapes.
+TEST(ModelCli, Validate_HeldOutMeetsCommittedThresholds) {
+  const CliResult r = run_cli("validate " + source_path("data/h200-triton-v2") +
+                              " --split heldout --max-top1-geomean 1.03 --max-top1-worst 1.10 --max-top5-geomean 1.01");
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("thresholds"), std::string::npos);
+  EXPECT_NE(r.out.find(": met"), std::string::npos) << r.out;
+  EXPECT_EQ(count_lines(r.out), 12 + 8) << r.out;  // 12 shapes, headings, summaries
+}
+
+TEST(ModelCli, Validate_MissedThresholdExitsOne) {
+  const CliResult r = run_cli("validate " + source_path("data/h200-triton-v2") + " --split heldout --max-top1-worst 1.0");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("--max-top1-worst 1"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("MISSED"), std::string::npos);
+}
+
+TEST(ModelCli, Validate_Json) {
+  const CliResult r = run_cli("validate " + source_path("data/h200-triton-v2") + " " + source_path("data/h200-triton") +
+                              " --split calibration --format json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["datasets"].size(), 2u);
+  EXPECT_EQ(j["shapes"].size(), 26u);  // 20 + the 6 of v1, all calibration
+  for (const json& s : j["shapes"]) {
+    EXPECT_EQ(s["split"], "calibration");
+    EXPECT_GE(s["calibrated"]["top1_regret"].get<double>(), 1.0);
+    EXPECT_GE(s["seed"]["top5_regret"].get<double>(), 1.0);
+    EXPECT_TRUE(s["cublas_ms"].is_number());
+  }
+  EXPECT_LT(j["summary"]["calibrated"]["top1_geomean"].get<double>(),
+            j["summary"]["seed"]["top1_geomean"].get<double>());
+  EXPECT_TRUE(j["pass"].get<bool>());
+}
+
+}  // namespace
+}  // namespace tileplan::test

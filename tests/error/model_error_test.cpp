@@ -1,0 +1,72 @@
+// Bad input to the calibrated model's flags and to `tileplan validate`: one
+// line on stderr naming the flag (or file and line), exit status 2.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "run_cli.hpp"
+
+namespace tileplan::test {
+namespace {
+
+struct BadInput {
+  std::string args;
+  const char* mentions;
+};
+
+class ModelBadInput : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(ModelBadInput, OneLineExitTwo) {
+  const BadInput& c = GetParam();
+  const CliResult r = run_cli(c.args);
+  EXPECT_EQ(r.status, 2) << c.args << "\n" << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find(c.mentions), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out.substr(0, 200);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Flags, ModelBadInput,
+    ::testing::Values(BadInput{"tile --family cutlass", "--family 'cutlass' is not one of"},
+                      BadInput{"tile --model fancy", "--model 'fancy' is not one of: calibrated, seed"},
+                      BadInput{"tile --emit cuda", "--emit 'cuda' is not one of"},
+                      BadInput{"tile --emit triton --format json", "--emit and --format"},
+                      BadInput{"tile --emit triton --shapes /dev/null", "--emit and --shapes"},
+                      BadInput{"tile --model seed --family triton", "--family triton needs --model calibrated"},
+                      BadInput{"validate", "datasets"},
+                      BadInput{"validate /nonexistent/dir", "/nonexistent/dir/configs.jsonl"},
+                      BadInput{"validate " + source_path("data/h200-triton-v2") + " --split test", "--split 'test'"},
+                      BadInput{"validate " + source_path("data/h200-triton-v2") + " --family x", "--family 'x'"},
+                      BadInput{"validate " + source_path("data/h200-triton-v2") + " --max-top1-geomean abc",
+                               "--max-top1-geomean 'abc' is not a number"},
+                      BadInput{"validate " + source_path("data/h200-triton-v2") + " --max-top5-geomean 0.9",
+                               "must be at least 1"},
+                      BadInput{"validate " + source_path("data/h200-triton-v2") + " --format csv", "--format"},
+                      BadInput{"validate " + source_path("data/h200-triton") + " --split heldout", "--split heldout"},
+                      BadInput{"validate " + source_path("data/h200-triton") + " --device h300", "--device"}),
+    [](const ::testing::TestParamInfo<BadInput>& info) { return "Case" + std::to_string(info.index); });
+
+// A malformed line of a dataset is named by file and line.
+TEST(ModelBadDataset, MalformedLineNamesFileAndLine) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("tileplan_bad_dataset_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::copy_file(source_path("data/h200-triton/configs.jsonl"), dir / "configs.jsonl",
+                fs::copy_options::overwrite_existing);
+  {
+    std::ofstream f(dir / "timings.jsonl");
+    f << R"({"M": 64, "N": 64, "K": 64, "key": "64x64x32_s2_w4", "ms": 0.01})" << "\n";
+    f << R"({"M": 64, "N": 64, "K": 64, "key": "64x64x32_s2_w4", "ms": })" << "\n";
+  }
+  const CliResult r = run_cli("validate " + dir.string());
+  fs::remove_all(dir);
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("timings.jsonl:2: not a JSON object"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace tileplan::test

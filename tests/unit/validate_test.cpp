@@ -1,0 +1,217 @@
+// Scoring a model on recorded data: Spearman, geometric mean, regrets, and
+// dataset loading, on tiny datasets written by hand.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "tileplan/validate.hpp"
+
+namespace tileplan {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A temporary dataset directory, removed at the end of the test.
+struct TempDataset {
+  fs::path dir;
+  explicit TempDataset(const std::string& name) {
+    dir = fs::temp_directory_path() / ("tileplan_validate_" + std::to_string(::getpid()) + "_" + name);
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  ~TempDataset() { fs::remove_all(dir); }
+  void write(const char* file, const std::string& text) const { std::ofstream(dir / file) << text; }
+  std::string path() const { return dir.string(); }
+};
+
+// Three configurations, one refused; one shape with three timings and cuBLAS.
+const char* kConfigs =
+    R"({"BM": 128, "BN": 256, "BK": 64, "stages": 4, "warps": 8, "key": "128x256x64_s4_w8", "n_regs": 216, "n_spills": 0, "shared": 196608, "occupancy": 1}
+{"BM": 64, "BN": 64, "BK": 32, "stages": 2, "warps": 4, "key": "64x64x32_s2_w4", "n_regs": 64, "n_spills": 0, "shared": 16384, "occupancy": 8}
+{"BM": 256, "BN": 256, "BK": 128, "stages": 4, "warps": 8, "key": "256x256x128_s4_w8", "error": "OutOfResources"}
+{"BM": 128, "BN": 128, "BK": 64, "stages": 3, "warps": 4, "key": "128x128x64_s3_w4", "n_regs": 206, "n_spills": 0, "shared": 98304, "occupancy": 2}
+)";
+const char* kTimings =
+    R"({"M": 4096, "N": 4096, "K": 4096, "key": "cublas", "ms": 0.18}
+{"M": 4096, "N": 4096, "K": 4096, "key": "64x64x32_s2_w4", "ms": 0.42}
+{"M": 4096, "N": 4096, "K": 4096, "key": "128x256x64_s4_w8", "ms": 0.19}
+
+{"M": 4096, "N": 4096, "K": 4096, "key": "128x128x64_s3_w4", "ms": 0.24}
+)";
+
+TEST(Spearman, PerfectReversedAndTied) {
+  EXPECT_DOUBLE_EQ(spearman({1, 2, 3, 4}, {10, 20, 30, 40}), 1.0);
+  EXPECT_DOUBLE_EQ(spearman({1, 2, 3, 4}, {4, 3, 2, 1}), -1.0);
+  // Ranks of y with a tie: (1, 2.5, 2.5, 4). Pearson of (1,2,3,4) with them:
+  // deviations (-1.5,-.5,.5,1.5) and (-1.5,0,0,1.5): 4.5 / sqrt(5 * 4.5) = 0.9487.
+  EXPECT_NEAR(spearman({1, 2, 3, 4}, {1, 5, 5, 9}), 4.5 / std::sqrt(5.0 * 4.5), 1e-12);
+  EXPECT_DOUBLE_EQ(spearman({1, 1, 1}, {1, 2, 3}), 0.0);  // no spread
+}
+
+TEST(Geomean, HandValues) {
+  EXPECT_DOUBLE_EQ(geomean({}), 1.0);
+  EXPECT_NEAR(geomean({1.0, 4.0}), 2.0, 1e-12);
+  EXPECT_NEAR(geomean({1.1, 1.1, 1.1}), 1.1, 1e-12);
+}
+
+TEST(ScoreRanking, RegretsOfTheOrder) {
+  const std::vector<double> ms = {2.0, 1.0, 4.0, 1.5, 3.0, 2.5, 5.0};
+  // Order picks candidate 2 (4.0) first: top-1 regret 4.0 / 1.0 = 4; the first
+  // five (2, 6, 4, 0, 3) include 1.5 at best: top-5 regret 1.5.
+  const RankingScore s = score_ranking({2, 6, 4, 0, 3, 1, 5}, ms);
+  EXPECT_EQ(s.top1, 2u);
+  EXPECT_DOUBLE_EQ(s.top1_regret, 4.0);
+  EXPECT_DOUBLE_EQ(s.top5_regret, 1.5);
+  // The measured order itself: regrets 1 and rho 1.
+  const RankingScore best = score_ranking({1, 3, 0, 5, 4, 2, 6}, ms);
+  EXPECT_DOUBLE_EQ(best.top1_regret, 1.0);
+  EXPECT_DOUBLE_EQ(best.top5_regret, 1.0);
+  EXPECT_DOUBLE_EQ(best.spearman, 1.0);
+  // Fewer than five candidates: top-5 is over all of them.
+  EXPECT_DOUBLE_EQ(score_ranking({0, 1}, {3.0, 1.5}).top5_regret, 1.0);
+}
+
+TEST(ParseShape, GoodAndBad) {
+  const auto p = parse_shape("1040x4112x2064");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->m, 1040);
+  EXPECT_EQ(p->n, 4112);
+  EXPECT_EQ(p->k, 2064);
+  EXPECT_EQ(shape_name(*p), "1040x4112x2064");
+  for (const char* bad : {"", "1x2", "1x2x", "ax2x3", "1x2x3x4", "0x1x1", "1 x2x3", "-1x2x3"})
+    EXPECT_FALSE(parse_shape(bad).has_value()) << bad;
+}
+
+TEST(LoadDataset, ReadsConfigsTimingsAndSplit) {
+  TempDataset t("good");
+  t.write("configs.jsonl", kConfigs);
+  t.write("timings.jsonl", kTimings);
+  t.write("split.json", R"({"calibration": ["4096x4096x4096"], "held_out": ["32x8192x8192"]})");
+  Dataset d;
+  ASSERT_FALSE(load_dataset(t.path(), d).has_value());
+  ASSERT_EQ(d.configs.size(), 4u);
+  // Sweep order: block_M, then block_N, ...: 64x64, 128x128, 128x256, 256x256.
+  EXPECT_EQ(d.configs[0].key, "64x64x32_s2_w4");
+  EXPECT_EQ(d.configs[1].key, "128x128x64_s3_w4");
+  EXPECT_EQ(d.configs[2].key, "128x256x64_s4_w8");
+  EXPECT_EQ(d.configs[2].config.threads, 256);  // 8 warps * 32
+  EXPECT_EQ(d.configs[2].regs_per_thread, 216);
+  EXPECT_FALSE(d.configs[3].compiled);
+  ASSERT_EQ(d.shapes.size(), 1u);
+  EXPECT_EQ(d.shapes[0].times_ms.size(), 3u);
+  ASSERT_TRUE(d.shapes[0].cublas_ms);
+  EXPECT_DOUBLE_EQ(*d.shapes[0].cublas_ms, 0.18);
+  EXPECT_TRUE(d.has_split);
+  EXPECT_EQ(split_of({d}, {4096, 4096, 4096}), Split::calibration);
+  EXPECT_EQ(split_of({d}, {32, 8192, 8192}), Split::held_out);
+  EXPECT_EQ(split_of({d}, {1, 2, 3}), Split::unlabelled);
+}
+
+TEST(LoadDataset, SplitIsOptional) {
+  TempDataset t("nosplit");
+  t.write("configs.jsonl", kConfigs);
+  t.write("timings.jsonl", kTimings);
+  Dataset d;
+  ASSERT_FALSE(load_dataset(t.path(), d).has_value());
+  EXPECT_FALSE(d.has_split);
+}
+
+struct BadFile {
+  const char* file;
+  std::string text;
+  std::string expect;  // a part of the error
+};
+
+TEST(LoadDataset, ErrorsNameFileAndLine) {
+  const BadFile cases[] = {
+      {"configs.jsonl", "{\"BM\": 64}\nnot json\n", "configs.jsonl:1: missing field 'BN'"},
+      {"configs.jsonl", std::string(kConfigs) + "{oops\n", "configs.jsonl:5: not a JSON object"},
+      {"configs.jsonl", std::string(kConfigs) + "[1, 2]\n", "configs.jsonl:5: not a JSON object"},
+      {"configs.jsonl",
+       R"({"BM": 64, "BN": 64, "BK": 32, "stages": 2, "warps": 4, "key": "a", "n_regs": 64, "n_spills": 0, "shared": 1})",
+       "configs.jsonl:1: missing field 'occupancy'"},
+      {"configs.jsonl",
+       R"({"BM": 0, "BN": 64, "BK": 32, "stages": 2, "warps": 4, "key": "a", "error": "x"})",
+       "configs.jsonl:1: configuration 'a': --block-m value 0"},
+      {"configs.jsonl", std::string(kConfigs) + kConfigs, "configs.jsonl:5: configuration '128x256x64_s4_w8' repeats line 1"},
+      {"configs.jsonl", "", "holds no configurations"},
+      {"timings.jsonl", std::string(kTimings) + "{\"M\": 1, \"N\": 1, \"K\": 1, \"key\": \"nope\", \"ms\": 1}\n",
+       "timings.jsonl:6: configuration 'nope' is not in configs.jsonl"},
+      {"timings.jsonl", std::string(kTimings) + "{\"M\": 1, \"N\": 1, \"K\": 1, \"key\": \"256x256x128_s4_w8\", \"ms\": 1}\n",
+       "timings.jsonl:6: configuration '256x256x128_s4_w8' has a time but configs.jsonl records it as refused"},
+      {"timings.jsonl", "{\"M\": 1, \"N\": 1, \"K\": 1, \"key\": \"64x64x32_s2_w4\", \"ms\": -1}\n",
+       "timings.jsonl:1: field 'ms' must be a positive number"},
+      {"timings.jsonl", "{\"M\": 1, \"N\": 1, \"K\": 1.5, \"key\": \"64x64x32_s2_w4\", \"ms\": 1}\n",
+       "timings.jsonl:1: field 'K' must be an integer"},
+      {"timings.jsonl", "{\"M\": 0, \"N\": 1, \"K\": 1, \"key\": \"64x64x32_s2_w4\", \"ms\": 1}\n",
+       "timings.jsonl:1: M is 0"},
+      {"timings.jsonl", "{\"M\": 1, \"N\": 1, \"K\": 1, \"key\": \"cublas\", \"ms\": 1}\n", "has only a cuBLAS time"},
+      {"split.json", "{\"calibration\": [\"4096x4096\"]}", "split.json: 'calibration' holds \"4096x4096\""},
+      {"split.json", "[]", "split.json: not a JSON object"},
+  };
+  for (const BadFile& c : cases) {
+    TempDataset t("bad");
+    t.write("configs.jsonl", kConfigs);
+    t.write("timings.jsonl", kTimings);
+    t.write(c.file, c.text);
+    Dataset d;
+    const std::optional<std::string> err = load_dataset(t.path(), d);
+    ASSERT_TRUE(err.has_value()) << c.expect;
+    EXPECT_NE(err->find(c.expect), std::string::npos) << *err;
+    EXPECT_EQ(err->find('\n'), std::string::npos) << *err;
+  }
+}
+
+TEST(LoadDataset, MissingDirectory) {
+  Dataset d;
+  const std::optional<std::string> err = load_dataset("/nonexistent/dataset", d);
+  ASSERT_TRUE(err.has_value());
+  EXPECT_NE(err->find("/nonexistent/dataset/configs.jsonl: the file cannot be opened"), std::string::npos) << *err;
+}
+
+TEST(Validate, ScoresBothModelsOnATinyDataset) {
+  TempDataset t("score");
+  t.write("configs.jsonl", kConfigs);
+  t.write("timings.jsonl", kTimings);
+  t.write("split.json", R"({"calibration": ["4096x4096x4096"]})");
+  Dataset d;
+  ASSERT_FALSE(load_dataset(t.path(), d).has_value());
+  const Device dev = *find_device("h200");
+  const ValidationReport r = validate(dev, {d}, SplitFilter::all);
+  ASSERT_EQ(r.shapes.size(), 1u);
+  const ShapeScore& s = r.shapes[0];
+  EXPECT_EQ(s.candidates, 3u);
+  EXPECT_EQ(s.best_key, "128x256x64_s4_w8");
+  EXPECT_DOUBLE_EQ(s.best_ms, 0.19);
+  // The calibrated model picks the big tile for 4096^3 (the fastest here).
+  EXPECT_EQ(s.calibrated_top1_key, "128x256x64_s4_w8");
+  EXPECT_DOUBLE_EQ(s.calibrated.top1_regret, 1.0);
+  // The seed model ranks by least traffic first: 128x256 (1/256 + 1/128) beats
+  // 128x128 (2/128) beats 64x64: the same pick here.
+  EXPECT_EQ(s.seed_top1_key, "128x256x64_s4_w8");
+  EXPECT_DOUBLE_EQ(s.seed.top5_regret, 1.0);
+  EXPECT_EQ(r.calibrated.shapes, 1u);
+  EXPECT_DOUBLE_EQ(r.calibrated.top1_geomean, 1.0);
+  // Filters: the shape is calibration, so held-out selects nothing.
+  EXPECT_TRUE(validate(dev, {d}, SplitFilter::held_out).shapes.empty());
+  EXPECT_EQ(validate(dev, {d}, SplitFilter::calibration).shapes.size(), 1u);
+}
+
+TEST(Validate, CommittedHeldOutShapesAreNotCalibration) {
+  Dataset d;
+  ASSERT_FALSE(load_dataset(std::string(TILEPLAN_SOURCE_DIR) + "/data/h200-triton-v2", d).has_value());
+  EXPECT_EQ(d.calibration.size(), 20u);
+  EXPECT_EQ(d.held_out.size(), 12u);
+  for (const GemmProblem& h : d.held_out)
+    for (const GemmProblem& c : d.calibration) EXPECT_FALSE(h.m == c.m && h.n == c.n && h.k == c.k);
+  EXPECT_EQ(d.shapes.size(), 32u);
+  for (const MeasuredShape& s : d.shapes) EXPECT_EQ(s.times_ms.size(), 168u) << shape_name(s.problem);
+}
+
+}  // namespace
+}  // namespace tileplan

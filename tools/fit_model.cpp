@@ -1,0 +1,451 @@
+// tileplan_fit: fits a kernel family's constants to measured datasets and
+// prints them with per-shape figures, for pasting into src/model.cpp.
+//
+//   tileplan_fit --registers DATASET...   register profile, on every compiled configuration
+//   tileplan_fit --time DATASET...        run-time constants, on calibration shapes only
+//
+// The run-time fit never reads held-out shapes (split.json `held_out`), and
+// keeps every fourth calibration shape (in split.json's order) aside as a
+// check that it reports but does not fit on. It uses the library's own
+// equations (tileplan/model.hpp), so the tool and the fit cannot diverge.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "tileplan/device.hpp"
+#include "tileplan/gemm.hpp"
+#include "tileplan/model.hpp"
+#include "tileplan/occupancy.hpp"
+#include "tileplan/validate.hpp"
+
+namespace tileplan {
+namespace {
+
+// ---- Nelder-Mead on a vector of doubles ---------------------------------------------
+
+template <std::size_t N>
+using Vec = std::array<double, N>;
+
+template <std::size_t N>
+Vec<N> nelder_mead(const std::function<double(const Vec<N>&)>& f, Vec<N> x0, double step, int iterations,
+                   double* best_value) {
+  std::array<Vec<N>, N + 1> pts;
+  std::array<double, N + 1> val;
+  pts[0] = x0;
+  for (std::size_t i = 0; i < N; ++i) {
+    pts[i + 1] = x0;
+    pts[i + 1][i] += step;
+  }
+  for (std::size_t i = 0; i <= N; ++i) val[i] = f(pts[i]);
+  std::array<std::size_t, N + 1> order;
+  for (int it = 0; it < iterations; ++it) {
+    for (std::size_t i = 0; i <= N; ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return val[a] < val[b]; });
+    const std::size_t worst = order[N], second = order[N - 1], best = order[0];
+    Vec<N> centre{};
+    for (std::size_t i = 0; i < N; ++i)
+      for (std::size_t d = 0; d < N; ++d) centre[d] += pts[order[i]][d] / static_cast<double>(N);
+    auto along = [&](double t) {
+      Vec<N> x;
+      for (std::size_t d = 0; d < N; ++d) x[d] = centre[d] + t * (pts[worst][d] - centre[d]);
+      return x;
+    };
+    const Vec<N> xr = along(-1.0);
+    const double fr = f(xr);
+    if (fr < val[best]) {
+      const Vec<N> xe = along(-2.0);
+      const double fe = f(xe);
+      if (fe < fr) pts[worst] = xe, val[worst] = fe;
+      else pts[worst] = xr, val[worst] = fr;
+    } else if (fr < val[second]) {
+      pts[worst] = xr, val[worst] = fr;
+    } else {
+      const Vec<N> xc = along(0.5);
+      const double fc = f(xc);
+      if (fc < val[worst]) {
+        pts[worst] = xc, val[worst] = fc;
+      } else {
+        for (std::size_t i = 0; i <= N; ++i) {
+          if (i == best) continue;
+          for (std::size_t d = 0; d < N; ++d) pts[i][d] = pts[best][d] + 0.5 * (pts[i][d] - pts[best][d]);
+          val[i] = f(pts[i]);
+        }
+      }
+    }
+  }
+  const std::size_t b = static_cast<std::size_t>(std::min_element(val.begin(), val.end()) - val.begin());
+  if (best_value) *best_value = val[b];
+  return pts[b];
+}
+
+// ---- registers ---------------------------------------------------------------------------
+
+struct RegisterFigures {
+  std::size_t compiled = 0, blocks_equal = 0, within_16 = 0, spill_equal = 0;
+  double mean_abs = 0;
+};
+
+RegisterFigures register_figures(const Device& dev, const RegisterProfile& prof, const Dataset& d) {
+  RegisterFigures f;
+  for (const MeasuredConfig& c : d.configs) {
+    if (!c.compiled) continue;
+    ++f.compiled;
+    const RegisterEstimate r = estimate_registers(prof, dev, c.config, GemmProblem{});
+    const Occupancy o = occupancy(dev, {c.config.threads, r.regs_per_thread, 0, c.smem_bytes, std::nullopt});
+    f.blocks_equal += o.blocks_per_sm == c.blocks_per_sm;
+    f.within_16 += std::llabs(r.regs_per_thread - c.regs_per_thread) <= 16;
+    f.spill_equal += r.spills == (c.spills > 0);
+    f.mean_abs += static_cast<double>(std::llabs(r.regs_per_thread - c.regs_per_thread));
+  }
+  f.mean_abs /= static_cast<double>(std::max<std::size_t>(f.compiled, 1));
+  return f;
+}
+
+// Least squares for base + per_accumulator*acc + per_a*a + per_b*b on the
+// configurations that neither spill nor sit at the 255 ceiling.
+std::array<double, 4> least_squares(const Device& dev, const std::vector<Dataset>& sets) {
+  double ata[4][5] = {};
+  for (const Dataset& d : sets)
+    for (const MeasuredConfig& c : d.configs) {
+      if (!c.compiled || c.spills > 0 || c.regs_per_thread >= dev.regs_per_thread_max) continue;
+      const TileConfig& t = c.config;
+      const double th = static_cast<double>(t.threads);
+      const double x[4] = {1.0, std::ceil(static_cast<double>(t.block_m * t.block_n) / th),
+                           static_cast<double>(t.block_m * t.block_k * 2) / 16.0 / th,
+                           static_cast<double>(t.block_k * t.block_n * 2) / 16.0 / th};
+      for (int i = 0; i < 4; ++i) {
+        for (int j = 0; j < 4; ++j) ata[i][j] += x[i] * x[j];
+        ata[i][4] += x[i] * static_cast<double>(c.regs_per_thread);
+      }
+    }
+  for (int i = 0; i < 4; ++i) {  // Gauss-Jordan with partial pivoting
+    int piv = i;
+    for (int r = i + 1; r < 4; ++r)
+      if (std::fabs(ata[r][i]) > std::fabs(ata[piv][i])) piv = r;
+    for (int c = 0; c < 5; ++c) std::swap(ata[i][c], ata[piv][c]);
+    for (int r = 0; r < 4; ++r) {
+      if (r == i) continue;
+      const double f = ata[r][i] / ata[i][i];
+      for (int c = i; c < 5; ++c) ata[r][c] -= f * ata[i][c];
+    }
+  }
+  return {ata[0][4] / ata[0][0], ata[1][4] / ata[1][1], ata[2][4] / ata[2][2], ata[3][4] / ata[3][3]};
+}
+
+int fit_registers(const Device& dev, const std::vector<Dataset>& sets) {
+  const std::array<double, 4> ls = least_squares(dev, sets);
+  RegisterProfile prof = kernel_family(Family::triton).regs;
+  prof.base = ls[0], prof.per_accumulator = ls[1], prof.per_a_vector = ls[2], prof.per_b_vector = ls[3];
+  auto score = [&](const RegisterProfile& p) {
+    double s = 0;
+    for (const Dataset& d : sets) {
+      const RegisterFigures f = register_figures(dev, p, d);
+      s += static_cast<double>(f.blocks_equal) + 0.5 * static_cast<double>(f.within_16) - 0.01 * f.mean_abs;
+    }
+    return s;
+  };
+  fmt::print("least squares: base {:.3f}, per_accumulator {:.3f}, per_a_vector {:.3f}, per_b_vector {:.3f}\n",
+             ls[0], ls[1], ls[2], ls[3]);
+  // Coordinate search for the most blocks/SM equal to the driver's.
+  double best = score(prof);
+  const double steps[4] = {0.5, 0.01, 0.05, 0.05};
+  for (int round = 0; round < 8; ++round) {
+    for (int i = 0; i < 4; ++i) {
+      for (int d = -20; d <= 20; ++d) {
+        RegisterProfile q = prof;
+        double* fields[4] = {&q.base, &q.per_accumulator, &q.per_a_vector, &q.per_b_vector};
+        *fields[i] += d * steps[i];
+        const double s = score(q);
+        if (s > best + 1e-12) best = s, prof = q;
+      }
+    }
+  }
+  fmt::print("fitted: base {:.3f}, per_accumulator {:.3f}, per_a_vector {:.3f}, per_b_vector {:.3f}, "
+             "spill_reserve {:.0f}\n",
+             prof.base, prof.per_accumulator, prof.per_a_vector, prof.per_b_vector, prof.spill_reserve);
+  for (const RegisterProfile* p : {&kernel_family(Family::triton).regs, static_cast<const RegisterProfile*>(&prof)}) {
+    fmt::print("{}:\n", p == &prof ? "fitted profile" : "profile in src/model.cpp");
+    for (const Dataset& d : sets) {
+      const RegisterFigures f = register_figures(dev, *p, d);
+      const double n = static_cast<double>(f.compiled);
+      fmt::print("  {}: blocks/SM equal {}/{} ({:.1f}%), regs within 16: {}/{} ({:.1f}%), spill flag equal {}/{}, "
+                 "mean |error| {:.1f}\n",
+                 d.dir, f.blocks_equal, f.compiled, 100.0 * static_cast<double>(f.blocks_equal) / n, f.within_16,
+                 f.compiled, 100.0 * static_cast<double>(f.within_16) / n, f.spill_equal, f.compiled, f.mean_abs);
+    }
+  }
+  return 0;
+}
+
+// ---- run time ---------------------------------------------------------------------------
+
+struct Sample {
+  TileConfig config;
+  int64_t blocks_per_sm;
+  bool spills;
+  double ms;
+};
+struct FitShape {
+  GemmProblem problem;
+  std::string name;
+  bool check = false;  // set aside: reported, not fitted
+  double best_ms = 0;
+  std::vector<Sample> samples;
+};
+
+std::vector<FitShape> calibration_shapes(const Device& dev, const std::vector<Dataset>& sets, Family family) {
+  std::vector<FitShape> out;
+  for (const Dataset& d : sets) {
+    for (std::size_t ci = 0; ci < d.calibration.size(); ++ci) {
+      const GemmProblem& want = d.calibration[ci];
+      for (const MeasuredShape& m : d.shapes) {
+        if (m.problem.m != want.m || m.problem.n != want.n || m.problem.k != want.k) continue;
+        FitShape s;
+        s.problem = m.problem;
+        s.name = shape_name(m.problem);
+        s.check = ci % 4 == 3;
+        s.best_ms = 1e300;
+        for (const auto& [index, ms] : m.times_ms) {
+          const TileConfig& cfg = d.configs[index].config;
+          const Verdict v = evaluate(cfg, dev, m.problem, Model::calibrated, family);
+          if (v.blocks_per_sm < 1) continue;
+          s.samples.push_back({cfg, v.blocks_per_sm, v.spills, ms});
+          s.best_ms = std::min(s.best_ms, ms);
+        }
+        out.push_back(std::move(s));
+      }
+    }
+  }
+  return out;
+}
+
+double predict_sample(const Device& dev, const FitShape& s, const Sample& x, const TimeConstants& k, int64_t group_m) {
+  const TileCosts c = tile_costs(dev, x.config, s.problem, x.blocks_per_sm, x.spills, k);
+  return predict_us(dev, s.problem, c, k, group_m);
+}
+
+struct ShapeFigures {
+  double msle = 0;          // weighted mean squared log error (non-spilling)
+  double soft_regret = 0;   // log regret averaged over the picks, weighted by softmin of predicted time
+  double top1 = 1, top5 = 1;
+  std::size_t top1_index = 0;
+};
+
+ShapeFigures shape_figures(const Device& dev, const FitShape& s, const TimeConstants& k, int64_t group_m) {
+  ShapeFigures f;
+  std::vector<std::pair<double, std::size_t>> ranked;
+  double wsum = 0;
+  for (std::size_t i = 0; i < s.samples.size(); ++i) {
+    const Sample& x = s.samples[i];
+    const double pred_ms = predict_sample(dev, s, x, k, group_m) * 1e-3;
+    if (!x.spills) {
+      ranked.emplace_back(pred_ms, i);
+      // Near-best configurations weigh most: they decide the ranking.
+      const double w = 0.1 + std::exp(-std::log(x.ms / s.best_ms) / 0.15);
+      const double e = std::log(pred_ms) - std::log(x.ms);
+      f.msle += w * e * e;
+      wsum += w;
+    }
+  }
+  f.msle /= std::max(wsum, 1e-300);
+  std::sort(ranked.begin(), ranked.end());
+  // A smooth stand-in for the top-1 regret: configurations predicted within a
+  // few percent of the fastest share the pick.
+  constexpr double kTau = 0.03;
+  double num = 0, den = 0;
+  for (const auto& [pred, i] : ranked) {
+    const double w = std::exp(-std::log(pred / ranked.front().first) / kTau);
+    num += w * std::log(s.samples[i].ms / s.best_ms);
+    den += w;
+  }
+  f.soft_regret = num / den;
+  f.top1_index = ranked.front().second;
+  f.top1 = s.samples[ranked.front().second].ms / s.best_ms;
+  double top5 = 1e300;
+  for (std::size_t r = 0; r < std::min<std::size_t>(5, ranked.size()); ++r)
+    top5 = std::min(top5, s.samples[ranked[r].second].ms);
+  f.top5 = top5 / s.best_ms;
+  return f;
+}
+
+constexpr std::size_t kFree = kTimeConstantCount - 1;  // spill_factor is set apart, not searched
+
+double objective(const Device& dev, const std::vector<FitShape>& shapes, const TimeConstants& k, int64_t group_m) {
+  double msle = 0, regret = 0;
+  std::size_t n = 0;
+  for (const FitShape& s : shapes) {
+    if (s.check) continue;
+    const ShapeFigures f = shape_figures(dev, s, k, group_m);
+    msle += f.msle;
+    regret += f.soft_regret;
+    ++n;
+  }
+  return (msle + regret) / static_cast<double>(n);
+}
+
+void print_shapes(const Device& dev, const std::vector<FitShape>& shapes, const TimeConstants& k, int64_t group_m) {
+  fmt::print("{:<18} {:<5} {:>9} {:>20} {:>9} {:>7} {:>7} {:>7}\n", "shape", "role", "best ms", "top-1 pick",
+             "pred ms", "top-1", "top-5", "msle");
+  std::vector<double> fit1, fit5, chk1, chk5;
+  for (const FitShape& s : shapes) {
+    const ShapeFigures f = shape_figures(dev, s, k, group_m);
+    const Sample& pick = s.samples[f.top1_index];
+    const double pred = predict_sample(dev, s, pick, k, group_m) * 1e-3;
+    fmt::print("{:<18} {:<5} {:>9.4f} {:>20} {:>9.4f} {:>7.3f} {:>7.3f} {:>7.4f}\n", s.name, s.check ? "check" : "fit",
+               s.best_ms,
+               fmt::format("{}x{}x{}_s{}_w{}", pick.config.block_m, pick.config.block_n, pick.config.block_k,
+                           pick.config.stages, pick.config.threads / 32),
+               pred, f.top1, f.top5, f.msle);
+    (s.check ? chk1 : fit1).push_back(f.top1);
+    (s.check ? chk5 : fit5).push_back(f.top5);
+  }
+  auto worst = [](const std::vector<double>& v) { return v.empty() ? 1.0 : *std::max_element(v.begin(), v.end()); };
+  fmt::print("fit   shapes {:>2}: top-1 geomean {:.3f} worst {:.3f}; top-5 geomean {:.3f} worst {:.3f}\n", fit1.size(),
+             geomean(fit1), worst(fit1), geomean(fit5), worst(fit5));
+  fmt::print("check shapes {:>2}: top-1 geomean {:.3f} worst {:.3f}; top-5 geomean {:.3f} worst {:.3f}\n", chk1.size(),
+             geomean(chk1), worst(chk1), geomean(chk5), worst(chk5));
+}
+
+void print_constants(const TimeConstants& k) {
+  const auto values = to_array(k);
+  const auto& info = time_constant_info();
+  for (std::size_t i = 0; i < kTimeConstantCount; ++i)
+    fmt::print("    .{} = {:.9g},  // {}\n", info[i].name, values[i], info[i].unit);
+}
+
+int fit_time(const Device& dev, const std::vector<Dataset>& sets, int restarts, int iterations,
+             const std::vector<std::string>& fixed) {
+  const KernelFamily& fam = kernel_family(Family::triton);
+  const std::vector<FitShape> shapes = calibration_shapes(dev, sets, Family::triton);
+  if (shapes.empty()) {
+    fmt::print(stderr, "tileplan_fit: no calibration shapes (split.json) in the datasets\n");
+    return 2;
+  }
+  TimeConstants start = fam.time;
+  fmt::print("constants in src/model.cpp: objective {:.5f}\n", objective(dev, shapes, start, fam.group_m));
+  print_shapes(dev, shapes, start, fam.group_m);
+
+  const auto& info = time_constant_info();
+  auto is_fixed = [&](std::size_t i) {
+    return std::find(fixed.begin(), fixed.end(), std::string(info[i].name)) != fixed.end();
+  };
+  // Search in log space (every constant is positive); fixed ones stay put.
+  const auto base = to_array(start);
+  auto unpack = [&](const Vec<kFree>& x) {
+    auto v = base;
+    for (std::size_t i = 0; i < kFree; ++i)
+      if (!is_fixed(i)) v[i] = std::exp(x[i]);
+    return time_constants_from(v);
+  };
+  std::function<double(const Vec<kFree>&)> f = [&](const Vec<kFree>& x) {
+    const TimeConstants k = unpack(x);
+    return objective(dev, shapes, k, fam.group_m);
+  };
+  Vec<kFree> x;
+  for (std::size_t i = 0; i < kFree; ++i) x[i] = std::log(std::max(base[i], 1e-6));
+  double value = f(x);
+  for (int r = 0; r < restarts; ++r) {
+    double v = 0;
+    const Vec<kFree> y = nelder_mead<kFree>(f, x, r == 0 ? 0.3 : 0.1, iterations, &v);
+    fmt::print("restart {}: objective {:.5f}\n", r, v);
+    if (v < value) value = v, x = y;
+  }
+  TimeConstants k = unpack(x);
+  // Spill factor: the median of measured over predicted time of the spilling
+  // configurations of the fitted shapes (they are ranked last anyway).
+  std::vector<double> ratios;
+  TimeConstants no_spill = k;
+  no_spill.spill_factor = 1.0;
+  for (const FitShape& s : shapes)
+    if (!s.check)
+      for (const Sample& smp : s.samples)
+        if (smp.spills) ratios.push_back(smp.ms / (predict_sample(dev, s, smp, no_spill, fam.group_m) * 1e-3));
+  if (!ratios.empty()) {
+    std::nth_element(ratios.begin(), ratios.begin() + static_cast<std::ptrdiff_t>(ratios.size() / 2), ratios.end());
+    k.spill_factor = ratios[ratios.size() / 2];
+  }
+  fmt::print("\nfitted constants (objective {:.5f}):\n", value);
+  print_constants(k);
+  print_shapes(dev, shapes, k, fam.group_m);
+  return 0;
+}
+
+// Every configuration of one calibration shape, fastest measured first, with
+// the prediction and what bounds it.
+int show_shape(const Device& dev, const std::vector<Dataset>& sets, const std::string& name, std::size_t rows) {
+  const KernelFamily& fam = kernel_family(Family::triton);
+  for (const Dataset& d : sets)
+    for (const MeasuredShape& m : d.shapes) {
+      if (shape_name(m.problem) != name) continue;
+      if (split_of(sets, m.problem) == Split::held_out) {
+        fmt::print(stderr, "tileplan_fit: {} is held out\n", name);
+        return 2;
+      }
+      std::vector<std::pair<double, std::size_t>> order;
+      for (const auto& [index, ms] : m.times_ms) order.emplace_back(ms, index);
+      std::sort(order.begin(), order.end());
+      const double best = order.front().first;
+      fmt::print("{:<20} {:>9} {:>6} {:>9} {:>6} {:>8} {:>4} {:>5} {:>9} {:>9}\n", "config", "ms", "x best", "pred ms",
+                 "ratio", "bound", "b", "regs", "sm us", "dram us");
+      for (std::size_t r = 0; r < std::min(rows, order.size()); ++r) {
+        const MeasuredConfig& c = d.configs[order[r].second];
+        const Verdict v = diagnose(m.problem, dev, c.config, Model::calibrated, Family::triton);
+        if (v.blocks_per_sm < 1) continue;
+        const TileCosts costs = tile_costs(dev, c.config, m.problem, v.blocks_per_sm, v.spills, fam.time);
+        const Prediction p = predict(dev, m.problem, costs, fam.time, fam.group_m);
+        fmt::print("{:<20} {:>9.4f} {:>6.3f} {:>9.4f} {:>6.3f} {:>8} {:>4} {:>5} {:>9.1f} {:>9.1f}\n", c.key,
+                   order[r].first, order[r].first / best, p.time_us * 1e-3, p.time_us * 1e-3 / order[r].first,
+                   to_string(p.bound), v.blocks_per_sm, v.regs_per_thread, p.sm_us, p.dram_us);
+      }
+      return 0;
+    }
+  fmt::print(stderr, "tileplan_fit: no shape {}\n", name);
+  return 2;
+}
+
+int usage() {
+  fmt::print(stderr,
+             "usage: tileplan_fit --registers DATASET...\n"
+             "       tileplan_fit --time [--restarts N] [--iterations N] [--fix NAME]... DATASET...\n"
+             "       tileplan_fit --show MxNxK [--rows N] DATASET...\n");
+  return 2;
+}
+
+}  // namespace
+}  // namespace tileplan
+
+int main(int argc, char** argv) {
+  using namespace tileplan;
+  std::string mode, show;
+  std::size_t rows = 30;
+  int restarts = 4, iterations = 3000;
+  std::vector<std::string> fixed, dirs;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--registers" || a == "--time") mode = a;
+    else if (a == "--restarts" && i + 1 < argc) restarts = std::atoi(argv[++i]);
+    else if (a == "--iterations" && i + 1 < argc) iterations = std::atoi(argv[++i]);
+    else if (a == "--fix" && i + 1 < argc) fixed.emplace_back(argv[++i]);
+    else if (a == "--show" && i + 1 < argc) mode = a, show = argv[++i];
+    else if (a == "--rows" && i + 1 < argc) rows = static_cast<std::size_t>(std::atoi(argv[++i]));
+    else if (!a.empty() && a[0] == '-') return usage();
+    else dirs.push_back(a);
+  }
+  if (mode.empty() || dirs.empty()) return usage();
+  std::vector<Dataset> sets(dirs.size());
+  for (std::size_t i = 0; i < dirs.size(); ++i)
+    if (auto err = load_dataset(dirs[i], sets[i])) {
+      fmt::print(stderr, "tileplan_fit: {}\n", *err);
+      return 2;
+    }
+  const Device dev = *find_device("h200");
+  if (mode == "--show") return show_shape(dev, sets, show, rows);
+  return mode == "--registers" ? fit_registers(dev, sets) : fit_time(dev, sets, restarts, iterations, fixed);
+}
