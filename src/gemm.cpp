@@ -164,8 +164,11 @@ void calibrated_resources(Verdict& v, const TileConfig& cfg, const Device& dev, 
   if (r.spills)
     v.failures.push({FindingKind::regs_per_thread, std::max(r.demand, dev.regs_per_thread_max + 1),
                      dev.regs_per_thread_max});
+  // A block over the per-block thread or shared-memory limit (C3 or C1 has
+  // failed) cannot be placed at all: leave its occupancy at zero.
+  for (const Finding& f : v.failures)
+    if (f.kind == FindingKind::threads_per_block || f.kind == FindingKind::smem_per_block) return;
   const OccupancyInput in{cfg.threads, v.regs_per_thread, 0, v.smem_bytes, std::nullopt};
-  if (check_occupancy_input(dev, in)) return;  // C1 or C3 has already failed
   const Occupancy o = occupancy(dev, in);
   v.blocks_by_regs = o.blocks_by_regs;
   v.blocks_by_smem = o.blocks_by_smem;
@@ -187,7 +190,14 @@ void calibrated_resources(Verdict& v, const TileConfig& cfg, const Device& dev, 
 
 }  // namespace
 
-Verdict evaluate(const TileConfig& cfg, const Device& dev, const GemmProblem& p, Model model, Family family) {
+namespace {
+
+// How far to go once C3 or C1 has failed: a diagnosis reports every
+// constraint; a sweep drops the tile, so it stops there.
+enum class Depth { full, until_failure };
+
+Verdict evaluate_impl(const TileConfig& cfg, const Device& dev, const GemmProblem& p, Model model, Family family,
+                      Depth depth) {
   Verdict v;
   v.config = cfg;
 
@@ -205,6 +215,7 @@ Verdict evaluate(const TileConfig& cfg, const Device& dev, const GemmProblem& p,
   v.smem_bytes = v.smem_per_stage_bytes * cfg.stages;
   if (v.smem_bytes > dev.smem_per_block_max_bytes)
     v.failures.push({FindingKind::smem_per_block, v.smem_bytes, dev.smem_per_block_max_bytes});
+  if (depth == Depth::until_failure && !v.failures.empty()) return v;
 
   if (model == Model::calibrated) {
     calibrated_resources(v, cfg, dev, p, family);
@@ -247,6 +258,12 @@ Verdict evaluate(const TileConfig& cfg, const Device& dev, const GemmProblem& p,
     v.binding = binding;
   }
   return v;
+}
+
+}  // namespace
+
+Verdict evaluate(const TileConfig& cfg, const Device& dev, const GemmProblem& p, Model model, Family family) {
+  return evaluate_impl(cfg, dev, p, model, family, Depth::full);
 }
 
 // ---- C4: parallelism --------------------------------------------------------
@@ -335,7 +352,7 @@ Planner::Planner(Device dev, Instr instr, SearchSpace space, Model model, Family
           for (int64_t th : space_.threads) {
             if (th % thread_multiple) continue;
             const TileConfig cfg{bm, bn, bk, st, th, instr_};
-            Verdict v = evaluate(cfg, dev_, GemmProblem{}, model_, family_);
+            Verdict v = evaluate_impl(cfg, dev_, GemmProblem{}, model_, family_, Depth::until_failure);
             if (!v.feasible()) continue;
             if (model_ == Model::calibrated) costs_.push_back(tile_costs(dev_, cfg, GemmProblem{}, v.blocks_per_sm, v.spills, k));
             feasible_.push_back(v);

@@ -32,6 +32,8 @@ std::optional<int64_t> carveout_step(const Device& dev, int64_t bytes) {
 // the preference (percent of the largest configuration; the driver's default
 // is the largest) rounded up to a carveout step.
 int64_t preferred_config_bytes(const Device& dev, const std::optional<int64_t>& percent) {
+  // The largest step is the SM's whole shared memory (check_device_for_occupancy).
+  if (!percent) return dev.smem_per_sm_bytes;
   const int64_t wanted = percent ? *percent * dev.smem_per_sm_bytes / 100 : dev.smem_per_sm_bytes;
   return carveout_step(dev, wanted).value_or(dev.smem_per_sm_bytes);
 }

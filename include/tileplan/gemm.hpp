@@ -20,6 +20,7 @@
 // (tileplan/model.hpp, docs/model.md).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -76,9 +77,9 @@ enum class FindingKind : uint8_t {
   grid_below_sms,       // C4 warning: value = grid, limit = SMs
 };
 struct Finding {
-  FindingKind kind = FindingKind::block_m_multiple;
-  int64_t value = 0;
-  int64_t limit = 0;
+  FindingKind kind;
+  int64_t value;
+  int64_t limit;
 };
 Constraint constraint_of(FindingKind k);
 // One line, starting with the constraint id ("C1 ", "C2 ", "C3 ", "C4 ").
@@ -87,10 +88,19 @@ std::string message(const Finding& f, const TileConfig& cfg);
 // A small fixed-capacity list, so that evaluating a tile never allocates.
 // Capacity 8 holds every failure one tile can collect (five C3, C1, C2 and
 // "no block fits") and every warning.
+// Only the first `size` items are ever initialised, read or copied: a verdict
+// costs nothing for the findings it does not have (the sweep makes hundreds).
 struct FindingList {
   static constexpr std::size_t kCapacity = 8;
-  std::array<Finding, kCapacity> items;
+  std::array<Finding, kCapacity> items;  // [0, size) initialised
   std::size_t size = 0;
+  FindingList() {}  // NOLINT: leaves items uninitialised on purpose
+  FindingList(const FindingList& o) : size(o.size) { std::copy_n(o.items.data(), o.size, items.data()); }
+  FindingList& operator=(const FindingList& o) {
+    size = o.size;
+    std::copy_n(o.items.data(), o.size, items.data());
+    return *this;
+  }
   void push(Finding f) {
     if (size < kCapacity) items[size++] = f;
   }
