@@ -34,6 +34,8 @@ void BM_BatchShapesWithJson(benchmark::State& state) {
   const Planner planner(h200(), Instr::wgmma, SearchSpace{});
   render::TileReport report;
   report.device = &h200();
+  const std::string device_text = render::device_json(h200());  // rendered once, as the CLI does
+  report.device_json = &device_text;
   report.space_size = SearchSpace{}.size();
   std::vector<Verdict> all;
   std::string out;
@@ -91,6 +93,8 @@ void BM_BatchShapesCalibratedWithJson(benchmark::State& state) {
   const Planner planner(h200(), Instr::wgmma, SearchSpace{}, Model::calibrated);
   render::TileReport report;
   report.device = &h200();
+  const std::string device_text = render::device_json(h200());  // rendered once, as the CLI does
+  report.device_json = &device_text;
   report.model = Model::calibrated;
   report.space_size = SearchSpace{}.size();
   std::vector<Verdict> all;

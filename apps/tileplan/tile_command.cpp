@@ -153,6 +153,8 @@ void run(const CLI::App& app, TileFlags fl) {
         throw UsageError("--shapes writes JSON Lines: --format must be json (or left out)");
       std::string out;
       std::vector<Verdict> all;
+      const std::string device_text = render::device_json(dev);
+      report.device_json = &device_text;
       for (const GemmProblem& p : read_shapes(fl.shapes)) {
         report.problem = p;
         report.feasible_count = planner.plan_into(p, topk, all);

@@ -2,6 +2,7 @@
 
 #include <iterator>
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 namespace tileplan::render {
@@ -51,25 +52,26 @@ void findings_json(std::string& s, const FindingList& list, const TileConfig& cf
 void prediction_json(std::string& s, const Verdict& v) {
   Out o(s);
   if (v.predicted)
-    fmt::format_to(o, ",\"predicted_us\":{},\"time_bound\":\"{}\"", v.predicted_us, to_string(v.time_bound));
+    fmt::format_to(o, FMT_COMPILE(",\"predicted_us\":{},\"time_bound\":\"{}\""), v.predicted_us,
+                   to_string(v.time_bound));
   else
     s += ",\"predicted_us\":null,\"time_bound\":null";
   if (v.occupancy_limiter != Limiter::none)
-    fmt::format_to(o, ",\"occupancy_limiter\":\"{}\"", to_string(v.occupancy_limiter));
+    fmt::format_to(o, FMT_COMPILE(",\"occupancy_limiter\":\"{}\""), to_string(v.occupancy_limiter));
   else
     s += ",\"occupancy_limiter\":null";
-  fmt::format_to(o, ",\"spills\":{}", v.spills);
+  s += v.spills ? ",\"spills\":true" : ",\"spills\":false";
 }
 
 void candidate_json(std::string& s, const Verdict& v) {
   const TileConfig& c = v.config;
   Out o(s);
   fmt::format_to(o,
-                 "{{\"block_m\":{},\"block_n\":{},\"block_k\":{},\"stages\":{},\"threads\":{},\"instr\":\"{}\","
+                 FMT_COMPILE("{{\"block_m\":{},\"block_n\":{},\"block_k\":{},\"stages\":{},\"threads\":{},\"instr\":\"{}\","
                  "\"smem_per_stage_bytes\":{},\"smem_bytes\":{},\"accum_per_thread\":{},\"regs_per_thread\":{},"
                  "\"regs_per_block\":{},\"blocks_by_regs\":{},\"blocks_by_smem\":{},\"blocks_by_threads\":{},"
                  "\"blocks_per_sm\":{},\"binding\":\"{}\",\"grid\":{},\"waves\":{},\"last_wave_fill\":{},"
-                 "\"dram_bytes\":{}",
+                 "\"dram_bytes\":{}"),
                  c.block_m, c.block_n, c.block_k, c.stages, c.threads, to_string(c.instr), v.smem_per_stage_bytes,
                  v.smem_bytes, v.accum_per_thread, v.regs_per_thread, v.regs_per_block, v.blocks_by_regs,
                  v.blocks_by_smem, v.blocks_by_threads, v.blocks_per_sm, to_string(v.binding), v.grid, v.waves,
@@ -85,7 +87,10 @@ void candidate_json(std::string& s, const Verdict& v) {
 void report_json(std::string& s, const TileReport& r) {
   Out o(s);
   s += "{\"device\":";
-  device_json(s, *r.device);
+  if (r.device_json)
+    s += *r.device_json;
+  else
+    device_json(s, *r.device);
   const GemmProblem& p = r.problem;
   fmt::format_to(o,
                  ",\"problem\":{{\"m\":{},\"n\":{},\"k\":{},\"elem_bytes\":{},\"accum_bytes\":{},\"instr\":\"{}\"}}"
@@ -305,6 +310,12 @@ std::string tile_json(const TileReport& r) {
 }
 
 void append_tile_json_line(const TileReport& r, std::string& out) { report_json(out, r); }
+
+std::string device_json(const Device& d) {
+  std::string s;
+  device_json(s, d);
+  return s;
+}
 
 std::string tile_csv(const TileReport& r) {
   std::string s =
