@@ -4,29 +4,16 @@
 
 #include <ostream>
 
-#include "run_cli.hpp"
+#include "bad_input.hpp"
 
 namespace tileplan::test {
 namespace {
-
-struct BadInput {
-  const char* args;
-  const char* says;  // a fragment the message must hold
-};
-
-// Test names and failure messages show the flags.
-void PrintTo(const BadInput& b, std::ostream* os) { *os << b.args; }
 
 class LoopError : public ::testing::TestWithParam<BadInput> {};
 
 TEST_P(LoopError, OneLineExitTwo) {
   const BadInput& b = GetParam();
-  const CliResult r = run_cli(std::string("loop ") + b.args);
-  EXPECT_EQ(r.status, 2) << b.args;
-  EXPECT_TRUE(r.out.empty()) << b.args << ": " << r.out;
-  EXPECT_EQ(count_lines(r.err), 1) << b.args << ": " << r.err;
-  EXPECT_EQ(r.err.rfind("tileplan: ", 0), 0u) << r.err;
-  EXPECT_NE(r.err.find(b.says), std::string::npos) << b.args << ": " << r.err;
+  expect_usage_error(run_cli("loop " + b.args), b.args, b.mentions);
 }
 
 INSTANTIATE_TEST_SUITE_P(

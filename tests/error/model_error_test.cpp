@@ -7,25 +7,15 @@
 #include <filesystem>
 #include <fstream>
 
-#include "run_cli.hpp"
+#include "bad_input.hpp"
 
 namespace tileplan::test {
 namespace {
 
-struct BadInput {
-  std::string args;
-  const char* mentions;
-};
-
 class ModelBadInput : public ::testing::TestWithParam<BadInput> {};
 
 TEST_P(ModelBadInput, OneLineExitTwo) {
-  const BadInput& c = GetParam();
-  const CliResult r = run_cli(c.args);
-  EXPECT_EQ(r.status, 2) << c.args << "\n" << r.err;
-  EXPECT_EQ(count_lines(r.err), 1) << r.err;
-  EXPECT_NE(r.err.find(c.mentions), std::string::npos) << r.err;
-  EXPECT_TRUE(r.out.empty()) << r.out.substr(0, 200);
+  expect_usage_error(run_cli(GetParam().args), GetParam().args, GetParam().mentions);
 }
 
 INSTANTIATE_TEST_SUITE_P(

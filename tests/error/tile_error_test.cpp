@@ -4,25 +4,15 @@
 
 #include <fstream>
 
-#include "run_cli.hpp"
+#include "bad_input.hpp"
 
 namespace tileplan::test {
 namespace {
 
-struct BadInput {
-  const char* args;
-  const char* mentions;  // the flag or line the message must name
-};
-
 class TileBadInput : public ::testing::TestWithParam<BadInput> {};
 
 TEST_P(TileBadInput, OneLineExitTwo) {
-  const BadInput& c = GetParam();
-  const CliResult r = run_cli(c.args);
-  EXPECT_EQ(r.status, 2) << c.args << "\n" << r.err;
-  EXPECT_EQ(count_lines(r.err), 1) << r.err;
-  EXPECT_NE(r.err.find(c.mentions), std::string::npos) << r.err;
-  EXPECT_TRUE(r.out.empty()) << r.out.substr(0, 200);
+  expect_usage_error(run_cli(GetParam().args), GetParam().args, GetParam().mentions);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -43,7 +33,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"tile --diagnose --block-m 64,128", "--block-m"},
                       BadInput{"tile --unknown-flag", "--unknown-flag"}, BadInput{"", "subcommand"},
                       BadInput{"devices --device nope", "--device"}),
-    [](const ::testing::TestParamInfo<BadInput>& info) { return "Case" + std::to_string(info.index); });
+    case_name);
 
 // Shapes files: each malformed line is named by file and line number.
 class ShapesBadInput : public ::testing::TestWithParam<std::pair<const char*, const char*>> {};
@@ -55,11 +45,7 @@ TEST_P(ShapesBadInput, NamesTheLine) {
     std::ofstream f(path);
     f << content;
   }
-  const CliResult r = run_cli("tile --shapes " + path);
-  EXPECT_EQ(r.status, 2) << r.err;
-  EXPECT_EQ(count_lines(r.err), 1) << r.err;
-  EXPECT_NE(r.err.find(mentions), std::string::npos) << r.err;
-  EXPECT_TRUE(r.out.empty());
+  expect_usage_error(run_cli("tile --shapes " + path), content, mentions);
   std::remove(path.c_str());
 }
 
