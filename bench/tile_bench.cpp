@@ -16,26 +16,29 @@ const Device& h200() {
   return d;
 }
 
-// One default sweep of one shape, from scratch (C1-C3 included).
-void BM_SweepDefault(benchmark::State& state) {
+// One default sweep of one shape, from scratch (C1-C3 included; under the
+// calibrated model also registers, occupancy and the shape-independent costs).
+void BM_Sweep(benchmark::State& state, Model model) {
   const SearchSpace space;
   const GemmProblem p{4096, 4096, 4096};
   for (auto _ : state) {
-    auto r = sweep(p, h200(), Instr::wgmma, space, 15);
+    auto r = sweep(p, h200(), Instr::wgmma, space, 15, model);
     benchmark::DoNotOptimize(r);
   }
   state.counters["time_per_config"] = benchmark::Counter(
       static_cast<double>(state.iterations() * space.size()), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
-BENCHMARK(BM_SweepDefault)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Sweep, seed, Model::seed)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Sweep, calibrated, Model::calibrated)->Unit(benchmark::kMicrosecond);
 
 // Batch planning: the Planner reused across shapes, JSON Lines output included.
-void BM_BatchShapesWithJson(benchmark::State& state) {
-  const Planner planner(h200(), Instr::wgmma, SearchSpace{});
+void BM_BatchWithJson(benchmark::State& state, Model model) {
+  const Planner planner(h200(), Instr::wgmma, SearchSpace{}, model);
   render::TileReport report;
   report.device = &h200();
   const std::string device_text = render::device_json(h200());  // rendered once, as the CLI does
   report.device_json = &device_text;
+  report.model = model;
   report.space_size = SearchSpace{}.size();
   std::vector<Verdict> all;
   std::string out;
@@ -57,21 +60,8 @@ void BM_BatchShapesWithJson(benchmark::State& state) {
   state.counters["time_per_shape"] =
       benchmark::Counter(static_cast<double>(shapes), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
-BENCHMARK(BM_BatchShapesWithJson)->Unit(benchmark::kMillisecond);
-
-// The calibrated model: one default sweep from scratch (C1-C3, registers,
-// occupancy and the shape-independent costs included).
-void BM_SweepCalibrated(benchmark::State& state) {
-  const SearchSpace space;
-  const GemmProblem p{4096, 4096, 4096};
-  for (auto _ : state) {
-    auto r = sweep(p, h200(), Instr::wgmma, space, 15, Model::calibrated);
-    benchmark::DoNotOptimize(r);
-  }
-  state.counters["time_per_config"] = benchmark::Counter(
-      static_cast<double>(state.iterations() * space.size()), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-}
-BENCHMARK(BM_SweepCalibrated)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_BatchWithJson, seed, Model::seed)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_BatchWithJson, calibrated, Model::calibrated)->Unit(benchmark::kMillisecond);
 
 // One predicted time from precomputed tile costs: the per-configuration work
 // of a calibrated batch plan.
@@ -87,37 +77,6 @@ void BM_PredictUs(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_PredictUs);
-
-// Batch planning with the calibrated model, JSON Lines output included.
-void BM_BatchShapesCalibratedWithJson(benchmark::State& state) {
-  const Planner planner(h200(), Instr::wgmma, SearchSpace{}, Model::calibrated);
-  render::TileReport report;
-  report.device = &h200();
-  const std::string device_text = render::device_json(h200());  // rendered once, as the CLI does
-  report.device_json = &device_text;
-  report.model = Model::calibrated;
-  report.space_size = SearchSpace{}.size();
-  std::vector<Verdict> all;
-  std::string out;
-  int64_t shapes = 0;
-  for (auto _ : state) {
-    out.clear();
-    for (int i = 0; i < 1000; ++i) {
-      const GemmProblem p{16 + 16 * (i % 512), 4096 + 64 * (i % 7), 1024 + 512 * (i % 15)};
-      report.problem = p;
-      report.feasible_count = planner.plan_into(p, 15, all);
-      report.candidates.swap(all);
-      render::append_tile_json_line(report, out);
-      report.candidates.swap(all);
-      out += '\n';
-      ++shapes;
-    }
-    benchmark::DoNotOptimize(out.data());
-  }
-  state.counters["time_per_shape"] =
-      benchmark::Counter(static_cast<double>(shapes), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-}
-BENCHMARK(BM_BatchShapesCalibratedWithJson)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace tileplan

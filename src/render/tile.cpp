@@ -128,63 +128,41 @@ std::string short_notes(const Verdict& v) {
   return notes;
 }
 
-// The calibrated model's table: ranked by predicted time.
-std::string calibrated_sweep_text(const TileReport& r) {
-  std::string s = header(r);
-  Out o(s);
-  fmt::format_to(o, "feasible {} of {} configurations; ", r.feasible_count, r.space_size);
-  if (r.candidates.size() < r.feasible_count)
-    fmt::format_to(o, "the best {} by predicted time\n\n", r.candidates.size());
-  else
-    s += "all of them, by predicted time\n\n";
-  if (r.candidates.empty()) {
-    s += "no configuration satisfies C1-C3: widen the search space or diagnose one configuration\n";
-    return s;
-  }
-  fmt::format_to(o, "{:>4} {:>7} {:>7} {:>7} {:>6} {:>7} {:>8} {:>8} {:>6} {:>7} {:>6} {:>9} {:>9} {:>7} {:>7}  {}\n",
-                 "rank", "block_M", "block_N", "block_K", "stages", "threads", "smem KB", "regs/thr", "blk/SM",
-                 "binding", "waves", "last wave", "pred us", "TFLOP/s", "bound", "notes");
-  int rank = 0;
-  for (const Verdict& v : r.candidates) {
-    const TileConfig& c = v.config;
-    fmt::format_to(o, "{:>4} {:>7} {:>7} {:>7} {:>6} {:>7} {:>8} {:>8} {:>6} {:>7} {:>6} {:>8.0f}% {:>9.1f} {:>7.0f} {:>7}  {}\n",
-                   ++rank, c.block_m, c.block_n, c.block_k, c.stages, c.threads, kb(v.smem_bytes),
-                   v.regs_per_thread, v.blocks_per_sm, to_string(v.binding), v.waves, v.last_wave_fill * 100.0,
-                   v.predicted_us, tflops(r.problem, v.predicted_us), to_string(v.time_bound), short_notes(v));
-  }
-  const Verdict& best = r.candidates.front();
-  fmt::format_to(o,
-                 "\nnext: tileplan tile --diagnose --m {} --n {} --k {} --instr {} --block-m {} --block-n {} "
-                 "--block-k {} --stages {} --threads {}\n",
-                 r.problem.m, r.problem.n, r.problem.k, to_string(r.instr), best.config.block_m,
-                 best.config.block_n, best.config.block_k, best.config.stages, best.config.threads);
-  return s;
-}
-
+// The ranked table. Both models share the tile columns; the last columns
+// are the calibrated model's predicted time or the seed model's traffic.
 std::string sweep_text(const TileReport& r) {
-  if (r.model == Model::calibrated) return calibrated_sweep_text(r);
+  const bool calibrated = r.model == Model::calibrated;
+  const std::string_view order =
+      calibrated ? "by predicted time" : "by least DRAM traffic, then more blocks/SM, then less shared memory";
   std::string s = header(r);
   Out o(s);
   fmt::format_to(o, "feasible {} of {} configurations; ", r.feasible_count, r.space_size);
   if (r.candidates.size() < r.feasible_count)
-    fmt::format_to(o, "the best {} by least DRAM traffic, then more blocks/SM, then less shared memory\n\n",
-                   r.candidates.size());
+    fmt::format_to(o, "the best {} {}\n\n", r.candidates.size(), order);
   else
-    s += "all of them, by least DRAM traffic, then more blocks/SM, then less shared memory\n\n";
+    fmt::format_to(o, "all of them, {}\n\n", order);
   if (r.candidates.empty()) {
     s += "no configuration satisfies C1-C3: widen the search space or diagnose one configuration\n";
     return s;
   }
-  fmt::format_to(o, "{:>4} {:>7} {:>7} {:>7} {:>6} {:>7} {:>8} {:>8} {:>6} {:>7} {:>6} {:>9} {:>10}  {}\n",
-                 "rank", "block_M", "block_N", "block_K", "stages", "threads", "smem KB", "regs/thr", "blk/SM",
-                 "binding", "waves", "last wave", "traffic MB", "notes");
+  fmt::format_to(o, "{:>4} {:>7} {:>7} {:>7} {:>6} {:>7} {:>8} {:>8} {:>6} {:>7} {:>6} {:>9} ", "rank", "block_M",
+                 "block_N", "block_K", "stages", "threads", "smem KB", "regs/thr", "blk/SM", "binding", "waves",
+                 "last wave");
+  if (calibrated)
+    fmt::format_to(o, "{:>9} {:>7} {:>7}  notes\n", "pred us", "TFLOP/s", "bound");
+  else
+    fmt::format_to(o, "{:>10}  notes\n", "traffic MB");
   int rank = 0;
   for (const Verdict& v : r.candidates) {
     const TileConfig& c = v.config;
-    fmt::format_to(o, "{:>4} {:>7} {:>7} {:>7} {:>6} {:>7} {:>8} {:>8} {:>6} {:>7} {:>6} {:>8.0f}% {:>10.1f}  {}\n",
-                   ++rank, c.block_m, c.block_n, c.block_k, c.stages, c.threads, kb(v.smem_bytes),
-                   v.regs_per_thread, v.blocks_per_sm, to_string(v.binding), v.waves, v.last_wave_fill * 100.0,
-                   v.dram_bytes / 1e6, short_notes(v));
+    fmt::format_to(o, "{:>4} {:>7} {:>7} {:>7} {:>6} {:>7} {:>8} {:>8} {:>6} {:>7} {:>6} {:>8.0f}% ", ++rank,
+                   c.block_m, c.block_n, c.block_k, c.stages, c.threads, kb(v.smem_bytes), v.regs_per_thread,
+                   v.blocks_per_sm, to_string(v.binding), v.waves, v.last_wave_fill * 100.0);
+    if (calibrated)
+      fmt::format_to(o, "{:>9.1f} {:>7.0f} {:>7}  {}\n", v.predicted_us, tflops(r.problem, v.predicted_us),
+                     to_string(v.time_bound), short_notes(v));
+    else
+      fmt::format_to(o, "{:>10.1f}  {}\n", v.dram_bytes / 1e6, short_notes(v));
   }
   const Verdict& best = r.candidates.front();
   fmt::format_to(o,
