@@ -6,7 +6,10 @@
 //
 // The run-time fit never reads held-out shapes (split.json `held_out`), and
 // keeps every fourth calibration shape (in split.json's order) aside as a
-// check that it reports but does not fit on. It uses the library's own
+// check that it reports but does not fit on. A dataset without split.json
+// contributes all its shapes that no other dataset holds out (marked * in the
+// listing). `--set NAME=VALUE` starts a constant at VALUE (with `--fix NAME`,
+// holds it there). It uses the library's own
 // equations (tileplan/model.hpp), so the tool and the fit cannot diverge.
 #include <algorithm>
 #include <array>
@@ -203,13 +206,19 @@ struct FitShape {
 std::vector<FitShape> calibration_shapes(const Device& dev, const std::vector<Dataset>& sets, Family family) {
   std::vector<FitShape> out;
   for (const Dataset& d : sets) {
-    for (std::size_t ci = 0; ci < d.calibration.size(); ++ci) {
-      const GemmProblem& want = d.calibration[ci];
+    // A dataset without split.json (data/h200-triton) is calibration data
+    // throughout, except a shape that another dataset holds out.
+    std::vector<GemmProblem> calibration = d.calibration;
+    if (!d.has_split)
+      for (const MeasuredShape& m : d.shapes)
+        if (split_of(sets, m.problem) != Split::held_out) calibration.push_back(m.problem);
+    for (std::size_t ci = 0; ci < calibration.size(); ++ci) {
+      const GemmProblem& want = calibration[ci];
       for (const MeasuredShape& m : d.shapes) {
         if (m.problem.m != want.m || m.problem.n != want.n || m.problem.k != want.k) continue;
         FitShape s;
         s.problem = m.problem;
-        s.name = shape_name(m.problem);
+        s.name = shape_name(m.problem) + (d.has_split ? "" : "*");  // * : from a dataset without a split
         s.check = ci % 4 == 3;
         s.best_ms = 1e300;
         for (const auto& [index, ms] : m.times_ms) {
@@ -321,14 +330,18 @@ void print_constants(const TimeConstants& k) {
 }
 
 int fit_time(const Device& dev, const std::vector<Dataset>& sets, int restarts, int iterations,
-             const std::vector<std::string>& fixed) {
+             const std::vector<std::string>& fixed, const std::vector<std::pair<std::string, double>>& overrides) {
   const KernelFamily& fam = kernel_family(Family::triton);
   const std::vector<FitShape> shapes = calibration_shapes(dev, sets, Family::triton);
   if (shapes.empty()) {
     fmt::print(stderr, "tileplan_fit: no calibration shapes (split.json) in the datasets\n");
     return 2;
   }
-  TimeConstants start = fam.time;
+  auto start_values = to_array(fam.time);
+  for (const auto& [name, value] : overrides)
+    for (std::size_t i = 0; i < kTimeConstantCount; ++i)
+      if (time_constant_info()[i].name == name) start_values[i] = value;
+  TimeConstants start = time_constants_from(start_values);
   fmt::print("constants in src/model.cpp: objective {:.5f}\n", objective(dev, shapes, start, fam.group_m));
   print_shapes(dev, shapes, start, fam.group_m);
 
@@ -413,7 +426,7 @@ int show_shape(const Device& dev, const std::vector<Dataset>& sets, const std::s
 int usage() {
   fmt::print(stderr,
              "usage: tileplan_fit --registers DATASET...\n"
-             "       tileplan_fit --time [--restarts N] [--iterations N] [--fix NAME]... DATASET...\n"
+             "       tileplan_fit --time [--restarts N] [--iterations N] [--fix NAME]... [--set NAME=VALUE]... DATASET...\n"
              "       tileplan_fit --show MxNxK [--rows N] DATASET...\n");
   return 2;
 }
@@ -427,12 +440,19 @@ int main(int argc, char** argv) {
   std::size_t rows = 30;
   int restarts = 4, iterations = 3000;
   std::vector<std::string> fixed, dirs;
+  std::vector<std::pair<std::string, double>> overrides;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--registers" || a == "--time") mode = a;
     else if (a == "--restarts" && i + 1 < argc) restarts = std::atoi(argv[++i]);
     else if (a == "--iterations" && i + 1 < argc) iterations = std::atoi(argv[++i]);
     else if (a == "--fix" && i + 1 < argc) fixed.emplace_back(argv[++i]);
+    else if (a == "--set" && i + 1 < argc) {  // start (or, with --fix, hold) a constant at VALUE
+      const std::string kv = argv[++i];
+      const std::size_t eq = kv.find('=');
+      if (eq == std::string::npos) return usage();
+      overrides.emplace_back(kv.substr(0, eq), std::atof(kv.c_str() + eq + 1));
+    }
     else if (a == "--show" && i + 1 < argc) mode = a, show = argv[++i];
     else if (a == "--rows" && i + 1 < argc) rows = static_cast<std::size_t>(std::atoi(argv[++i]));
     else if (!a.empty() && a[0] == '-') return usage();
@@ -447,5 +467,5 @@ int main(int argc, char** argv) {
     }
   const Device dev = *find_device("h200");
   if (mode == "--show") return show_shape(dev, sets, show, rows);
-  return mode == "--registers" ? fit_registers(dev, sets) : fit_time(dev, sets, restarts, iterations, fixed);
+  return mode == "--registers" ? fit_registers(dev, sets) : fit_time(dev, sets, restarts, iterations, fixed, overrides);
 }
