@@ -159,10 +159,13 @@ std::string sweep_text(const TileReport& r) {
                    c.block_m, c.block_n, c.block_k, c.stages, c.threads, kb(v.smem_bytes), v.regs_per_thread,
                    v.blocks_per_sm, to_string(v.binding), v.waves, v.last_wave_fill * 100.0);
     if (calibrated)
-      fmt::format_to(o, "{:>9.1f} {:>7.0f} {:>7}  {}\n", v.predicted_us, tflops(r.problem, v.predicted_us),
-                     to_string(v.time_bound), short_notes(v));
+      fmt::format_to(o, "{:>9.1f} {:>7.0f} {:>7}", v.predicted_us, tflops(r.problem, v.predicted_us),
+                     to_string(v.time_bound));
     else
-      fmt::format_to(o, "{:>10.1f}  {}\n", v.dram_bytes / 1e6, short_notes(v));
+      fmt::format_to(o, "{:>10.1f}", v.dram_bytes / 1e6);
+    const std::string notes = short_notes(v);
+    if (!notes.empty()) fmt::format_to(o, "  {}", notes);
+    s += '\n';
   }
   const Verdict& best = r.candidates.front();
   fmt::format_to(o,
