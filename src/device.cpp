@@ -98,6 +98,7 @@ Device h200() {
   set(d, F::smem_per_block_max_bytes, kH200Props);
   d.sm_count = 132;
   d.tensor_fp16_tflops = 989.4;
+  d.simt_fp32_tflops = 67;
   d.dram_bandwidth_gbps = 4800;
   d.l2_bytes = 60ll * 1024 * 1024;
   d.boost_clock_mhz = 1980;
@@ -105,6 +106,7 @@ Device h200() {
   set(d, F::l2_bandwidth_gbps, kH200L2);
   set(d, F::sm_count, "CUDA device properties read on an H200 (multiProcessorCount = 132)");
   set(d, F::tensor_fp16_tflops, kH200Sheet);
+  set(d, F::simt_fp32_tflops, kH200Sheet);
   set(d, F::dram_bandwidth_gbps, kH200Sheet);
   set(d, F::l2_bytes, "CUDA device properties read on an H200 (l2CacheSize, 60 MiB)");
   set(d, F::boost_clock_mhz, "nvidia-smi on an H200 under load (1980 MHz); H100 whitepaper max boost");
@@ -118,6 +120,7 @@ Device h100_sxm() {
   hopper(d);
   d.sm_count = 132;
   d.tensor_fp16_tflops = 989.4;
+  d.simt_fp32_tflops = 67;
   d.dram_bandwidth_gbps = 3350;
   d.l2_bytes = 50ll * 1024 * 1024;
   d.boost_clock_mhz = 1980;
@@ -125,6 +128,7 @@ Device h100_sxm() {
   set(d, F::l2_bandwidth_gbps, "estimate: the H200 measurement (same GH100 L2, same clock); not measured on an H100");
   set(d, F::sm_count, kH100Paper);
   set(d, F::tensor_fp16_tflops, kH100Sheet);
+  set(d, F::simt_fp32_tflops, kH100Sheet);
   set(d, F::dram_bandwidth_gbps, kH100Sheet);
   set(d, F::l2_bytes, kH100Paper);
   set(d, F::boost_clock_mhz, kH100Paper);
@@ -138,6 +142,7 @@ Device h100_pcie() {
   hopper(d);
   d.sm_count = 114;
   d.tensor_fp16_tflops = 756.5;
+  d.simt_fp32_tflops = 51.2;
   d.dram_bandwidth_gbps = 2000;
   d.l2_bytes = 50ll * 1024 * 1024;
   d.boost_clock_mhz = 1755;
@@ -146,6 +151,7 @@ Device h100_pcie() {
       "estimate: the H200 measurement scaled by clock, 11992 x 1755/1980 (same GH100 L2); not measured");
   set(d, F::sm_count, kH100Paper);
   set(d, F::tensor_fp16_tflops, kH100Sheet);
+  set(d, F::simt_fp32_tflops, kH100Sheet);
   set(d, F::dram_bandwidth_gbps, kH100Sheet);
   set(d, F::l2_bytes, kH100Paper);
   set(d, F::boost_clock_mhz, kH100Paper);
@@ -167,6 +173,7 @@ Device a100_sxm() {
   d.carveout_source = "CUDA C++ Programming Guide, 'Shared Memory' for compute capability 8.0";
   d.sm_count = 108;
   d.tensor_fp16_tflops = 312;
+  d.simt_fp32_tflops = 19.5;
   d.dram_bandwidth_gbps = 2039;
   d.l2_bytes = 40ll * 1024 * 1024;
   d.boost_clock_mhz = 1410;
@@ -178,6 +185,7 @@ Device a100_sxm() {
   for (F f : {F::max_threads_per_sm, F::max_blocks_per_sm, F::max_warps_per_sm}) set(d, f, kCudaGuideCC);
   set(d, F::sm_count, kA100Paper);
   set(d, F::tensor_fp16_tflops, kA100Sheet);
+  set(d, F::simt_fp32_tflops, kA100Sheet);
   set(d, F::dram_bandwidth_gbps, kA100Sheet);
   set(d, F::l2_bytes, kA100Paper);
   set(d, F::boost_clock_mhz, kA100Paper);
@@ -207,6 +215,7 @@ Device l40s() {
   ada(d);
   d.sm_count = 142;
   d.tensor_fp16_tflops = 362.05;
+  d.simt_fp32_tflops = 91.6;
   d.dram_bandwidth_gbps = 864;
   d.l2_bytes = 96ll * 1024 * 1024;
   d.boost_clock_mhz = 2520;
@@ -214,6 +223,7 @@ Device l40s() {
   set(d, F::l2_bandwidth_gbps, kAdaL2);
   set(d, F::sm_count, kAdaPaper);
   set(d, F::tensor_fp16_tflops, kL40SSheet);
+  set(d, F::simt_fp32_tflops, kL40SSheet);
   set(d, F::dram_bandwidth_gbps, kL40SSheet);
   set(d, F::l2_bytes, kAdaPaper);
   set(d, F::boost_clock_mhz, kL40SSheet);
@@ -227,12 +237,14 @@ Device rtx_4090() {
   ada(d);
   d.sm_count = 128;
   d.tensor_fp16_tflops = 165.2;  // fp32 accumulate runs at half the fp16-accumulate rate
+  d.simt_fp32_tflops = 82.6;
   d.dram_bandwidth_gbps = 1008;
   d.l2_bytes = 72ll * 1024 * 1024;
   d.boost_clock_mhz = 2520;
   d.l2_bandwidth_gbps = 12902.4;
   set(d, F::l2_bandwidth_gbps, kAdaL2);
-  for (F f : {F::sm_count, F::tensor_fp16_tflops, F::dram_bandwidth_gbps, F::l2_bytes, F::boost_clock_mhz})
+  for (F f : {F::sm_count, F::tensor_fp16_tflops, F::simt_fp32_tflops, F::dram_bandwidth_gbps, F::l2_bytes,
+              F::boost_clock_mhz})
     set(d, f, kAdaPaper);
   return d;
 }

@@ -194,10 +194,12 @@ TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem
   t.stages = cfg.stages;
   t.blocks_per_sm = std::max<int64_t>(blocks_per_sm, 1);
   t.spills = spills;
-  // MMA rate of one SM: the device's peak share, scaled by the unit tile's efficiency.
+  // MMA rate of one SM: the device's peak share (tensor cores, or the CUDA
+  // cores' fp32 FMA for simt), scaled by the unit tile's efficiency.
   const UnitTile u = unit_tile(cfg);
   const double efficiency = u.cols / (u.cols + k.mma_n_half);
-  const double sm_flops_per_us = dev.tensor_fp16_tflops * 1e6 / static_cast<double>(dev.sm_count);
+  const double peak_tflops = cfg.instr == Instr::simt ? dev.simt_fp32_tflops : dev.tensor_fp16_tflops;
+  const double sm_flops_per_us = peak_tflops * 1e6 / static_cast<double>(dev.sm_count);
   const double flops = 2.0 * static_cast<double>(cfg.block_m * cfg.block_n * cfg.block_k);
   t.mma_us = flops / (sm_flops_per_us * efficiency) + k.iteration_cycles / dev.boost_clock_mhz;
   t.stage_bytes = static_cast<double>((cfg.block_m + cfg.block_n) * cfg.block_k * p.elem_bytes);

@@ -165,6 +165,29 @@ TEST(Predict, PositiveAndFinite_OnEveryDefaultConfigAndShape) {
       }
 }
 
+// No predicted time may beat the peak of the units that run the tile: the
+// tensor cores for mma/wgmma, the CUDA cores' fp32 FMA for simt (an L40S:
+// 91.6 TFLOP/s against 362 for its tensor cores).
+TEST(Predict, NeverFasterThanThePeakOfItsUnits) {
+  const GemmProblem p{4096, 4096, 4096};
+  const double flops = 2.0 * 4096.0 * 4096.0 * 4096.0;
+  for (const Device& d : device_presets()) {
+    for (Instr instr : {Instr::mma, Instr::wgmma, Instr::simt}) {
+      const double peak = instr == Instr::simt ? d.simt_fp32_tflops : d.tensor_fp16_tflops;
+      const std::vector<Verdict> ranked = sweep(p, d, instr, SearchSpace{}, 0, Model::calibrated);
+      ASSERT_FALSE(ranked.empty()) << d.name;
+      for (const Verdict& v : ranked) ASSERT_LE(flops / v.predicted_us / 1e6, peak) << d.name << " " << to_string(instr);
+    }
+  }
+  // And simt is far slower than the tensor cores for the same tile.
+  const Device& h200 = device_presets().front();
+  const TileConfig tile{128, 128, 32, 3, 256, Instr::wgmma};
+  TileConfig simt = tile;
+  simt.instr = Instr::simt;
+  EXPECT_GT(diagnose(p, h200, simt, Model::calibrated).predicted_us,
+            5.0 * diagnose(p, h200, tile, Model::calibrated).predicted_us);
+}
+
 TEST(Predict, PlannerAgreesWithDiagnose) {
   const GemmProblem p{1040, 4112, 2064};
   const std::vector<Verdict> ranked = sweep(p, h200(), Instr::wgmma, SearchSpace{}, 10, Model::calibrated);
