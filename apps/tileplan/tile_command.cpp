@@ -168,9 +168,7 @@ void run(const CLI::App& app, TileFlags fl) {
     }
     require(check_problem(fl.problem));
     report.problem = fl.problem;
-    report.candidates = planner.plan(fl.problem, 0);
-    report.feasible_count = report.candidates.size();
-    if (topk && report.candidates.size() > topk) report.candidates.resize(topk);
+    report.feasible_count = planner.plan_into(fl.problem, topk, report.candidates);
   }
   if (emit_as)
     emit(render::emit(report, *emit_as), fl.output);
