@@ -1,5 +1,7 @@
 #include "tileplan/device.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace tileplan {
@@ -308,7 +310,86 @@ std::vector<DeviceFieldView> describe(const Device& d) {
   return rows;
 }
 
-void override_smem_kb(Device& d, int64_t kb) {
+namespace {
+
+// Bounds per field (inclusive). They are wide (no real GPU is near them) and
+// keep every product the models form inside 64 bits: sizes at most 2^40 bytes,
+// counts at most 2^20 (registers 2^24), so that e.g. regs_per_warp * warps or
+// blocks * smem cannot overflow.
+struct FieldBounds {
+  double min, max;
+};
+constexpr double kTiB = 1099511627776.0;  // 2^40
+FieldBounds bounds_of(DeviceField f) {
+  switch (f) {
+    case F::compute_capability: return {10, 1000};
+    case F::sm_count: return {1, 1e6};
+    case F::smem_per_sm_bytes: return {1024, kTiB};
+    case F::smem_per_block_max_bytes:
+    case F::smem_per_block_default_bytes:
+    case F::smem_reserved_per_block_bytes: return {0, kTiB};
+    case F::smem_alloc_unit_bytes: return {1, 1 << 20};
+    case F::regs_per_sm:
+    case F::regs_per_block_max: return {1, 1 << 24};
+    case F::regs_per_thread_max:
+    case F::reg_alloc_unit: return {1, 1 << 16};
+    case F::sm_subpartitions: return {1, 64};
+    case F::max_threads_per_sm:
+    case F::max_threads_per_block: return {1, 1 << 20};
+    case F::max_blocks_per_sm:
+    case F::max_warps_per_sm: return {1, 1 << 16};
+    case F::warp_size: return {1, 1024};
+    case F::tensor_fp16_tflops:
+    case F::simt_fp32_tflops:
+    case F::dram_bandwidth_gbps:
+    case F::l2_bandwidth_gbps:
+    case F::boost_clock_mhz: return {1e-6, 1e9};
+    case F::l2_bytes: return {0, kTiB};
+    case F::mem_sector_bytes:
+    case F::cache_line_bytes: return {1, 1 << 16};
+    case F::smem_banks:
+    case F::smem_bank_bytes:
+    case F::max_vector_access_bytes: return {1, 1024};
+    case F::count_: break;
+  }
+  return {0, 0};
+}
+
+std::string number_text(double v) { return fmt::format("{}", v); }
+
+}  // namespace
+
+Status check_device(const Device& d) {
+  const auto bad = [](std::string_view field, std::string sentence) {
+    return Error{ErrorKind::invalid_argument, std::string(field), std::move(sentence)};
+  };
+#define TILEPLAN_X(type, fname, unit, desc)                                                                       \
+  {                                                                                                              \
+    const FieldBounds b = bounds_of(DeviceField::fname);                                                         \
+    const double v = static_cast<double>(d.fname);                                                               \
+    if (!(v >= b.min && v <= b.max))                                                                             \
+      return bad(#fname, fmt::format("{} {} of device '{}' must be between {} and {}", #fname, number_text(v),   \
+                                     d.name, number_text(b.min), number_text(b.max)));                           \
+  }
+  TILEPLAN_DEVICE_FIELDS(TILEPLAN_X)
+#undef TILEPLAN_X
+  if (d.smem_per_block_max_bytes > d.smem_per_sm_bytes)
+    return bad("smem_per_block_max_bytes",
+               fmt::format("smem_per_block_max_bytes {} of device '{}' must not exceed smem_per_sm_bytes {}",
+                           d.smem_per_block_max_bytes, d.name, d.smem_per_sm_bytes));
+  if (d.smem_carveout_kb.empty() || d.smem_carveout_kb.back() * 1024 != d.smem_per_sm_bytes)
+    return bad("smem_carveout_kb", fmt::format("smem_carveout_kb of device '{}' must end at smem_per_sm_bytes / 1024 = {}",
+                                               d.name, d.smem_per_sm_bytes / 1024));
+  if (d.smem_carveout_kb.size() > 64 || !std::is_sorted(d.smem_carveout_kb.begin(), d.smem_carveout_kb.end()) ||
+      d.smem_carveout_kb.front() < 0)
+    return bad("smem_carveout_kb",
+               fmt::format("smem_carveout_kb of device '{}' must be at most 64 ascending steps, none negative", d.name));
+  return {};
+}
+
+Status override_smem_kb(Device& d, int64_t kb) {
+  if (kb < 1 || kb > (int64_t{1} << 30))
+    return Error{ErrorKind::out_of_range, "smem_kb", fmt::format("smem_kb {} must be between 1 and {}", kb, int64_t{1} << 30)};
   d.smem_per_sm_bytes = kb * 1024;
   d.smem_per_block_max_bytes = kb * 1024 - 1024;
   const std::string src = fmt::format("--smem-kb {} (block maximum: {} KB less the 1 KB reserve)", kb, kb);
@@ -318,11 +399,15 @@ void override_smem_kb(Device& d, int64_t kb) {
   std::erase_if(d.smem_carveout_kb, [kb](int64_t step) { return step >= kb; });
   d.smem_carveout_kb.push_back(kb);
   d.carveout_source += fmt::format("; steps above --smem-kb {} dropped", kb);
+  return {};
 }
 
-void override_sm_count(Device& d, int64_t sms) {
+Status override_sm_count(Device& d, int64_t sms) {
+  if (sms < 1 || sms > 1'000'000)
+    return Error{ErrorKind::out_of_range, "sm_count", fmt::format("sm_count {} must be between 1 and 1000000", sms)};
   d.sm_count = sms;
   d.source[static_cast<std::size_t>(DeviceField::sm_count)] = fmt::format("--sm-count {}", sms);
+  return {};
 }
 
 }  // namespace tileplan

@@ -315,16 +315,6 @@ std::optional<std::string> check_config(const TileConfig& c) {
   return std::nullopt;
 }
 
-std::optional<std::string> check_device(const Device& d) {
-  if (d.sm_count < 1) return fmt::format("--sm-count {} must be at least 1", d.sm_count);
-  if (d.sm_count > 1'000'000) return fmt::format("--sm-count {} must be at most 1000000", d.sm_count);
-  if (d.smem_per_sm_bytes < 1024)
-    return fmt::format("--smem-kb {} must be at least 1", d.smem_per_sm_bytes / 1024);
-  if (d.smem_per_sm_bytes > (int64_t{1} << 40))
-    return fmt::format("--smem-kb {} must be at most {}", d.smem_per_sm_bytes / 1024, (int64_t{1} << 30));
-  return std::nullopt;
-}
-
 // ---- the sweep --------------------------------------------------------------
 
 namespace {

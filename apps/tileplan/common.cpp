@@ -23,18 +23,30 @@ Device DeviceFlags::resolve() const {
   std::optional<Device> d = find_device(name);
   if (!d) throw UsageError(fmt::format("--device '{}' is not a preset; choose one of: {}", name, device_names()));
   if (!sm_count.empty()) {
-    const int64_t v = parse_int("--sm-count", sm_count);
-    if (v < 1 || v > 1'000'000) throw UsageError(fmt::format("--sm-count {} must be between 1 and 1000000", v));
-    override_sm_count(*d, v);
+    require(override_sm_count(*d, parse_int("--sm-count", sm_count)));
   }
   if (!smem_kb.empty()) {
-    const int64_t v = parse_int("--smem-kb", smem_kb);
-    if (v < 1 || v > (int64_t{1} << 30))
-      throw UsageError(fmt::format("--smem-kb {} must be between 1 and {}", v, int64_t{1} << 30));
-    override_smem_kb(*d, v);
+    require(override_smem_kb(*d, parse_int("--smem-kb", smem_kb)));
   }
   require(check_device(*d));
   return *d;
+}
+
+std::string flag_message(const Error& e, std::initializer_list<std::pair<std::string_view, std::string_view>> flags) {
+  if (e.param.empty() || e.message.rfind(e.param, 0) != 0) return e.message;
+  std::string flag;
+  for (const auto& [param, name] : flags)
+    if (param == e.param) flag = name;
+  if (flag.empty()) {
+    flag = "--" + e.param;
+    for (char& c : flag)
+      if (c == '_') c = '-';
+  }
+  return flag + e.message.substr(e.param.size());
+}
+
+void require(const Status& s, std::initializer_list<std::pair<std::string_view, std::string_view>> flags) {
+  if (!s.ok()) throw UsageError(flag_message(s.error(), flags));
 }
 
 int64_t parse_int(std::string_view flag, std::string_view text) {

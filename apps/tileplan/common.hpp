@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
+#include <utility>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -11,6 +13,7 @@
 #include <CLI/CLI.hpp>
 
 #include "tileplan/device.hpp"
+#include "tileplan/error.hpp"
 
 namespace tileplan::cli {
 
@@ -28,6 +31,13 @@ struct CheckFailed : std::runtime_error {
 inline void require(const std::optional<std::string>& error) {
   if (error) throw UsageError(*error);
 }
+
+// The library names its own parameters ("block_m"); the CLI names flags
+// ("--block-m"). `flags` maps a parameter to its flag where the rule
+// "--" + param with '_' as '-' does not hold.
+std::string flag_message(const Error& e, std::initializer_list<std::pair<std::string_view, std::string_view>> flags = {});
+// Throws UsageError with the flag-named message when `s` holds an error.
+void require(const Status& s, std::initializer_list<std::pair<std::string_view, std::string_view>> flags = {});
 
 // --device, --sm-count and --smem-kb, shared by every subcommand that models a GPU.
 struct DeviceFlags {

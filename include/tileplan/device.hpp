@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "tileplan/error.hpp"
+
 namespace tileplan {
 
 // X(type, name, unit, description)
@@ -84,11 +86,19 @@ const std::vector<Device>& device_presets();
 std::optional<Device> find_device(std::string_view name);
 std::string device_names();  // "h200, h100-sxm, ..." for error messages
 
+// Every field within the bounds the models can compute with (no division by
+// zero, no overflow in any product they form), doubles finite and positive,
+// carveout steps ascending and ending at smem_per_sm_bytes. Every public
+// entry point that takes a Device checks it with this.
+//   error param: the field's name ("warp_size").
+Status check_device(const Device& d);
+
 // The reference script's --smem-kb override: the SM has `kb` KB and one block
 // may use all of it but the 1 KB the system reserves. The carveout steps above
 // `kb` are dropped and `kb` becomes the largest step.
-//   Requires: kb >= 1.
-void override_smem_kb(Device& d, int64_t kb);
-void override_sm_count(Device& d, int64_t sms);
+// Both return an error (param "smem_kb", "sm_count") outside 1..2^30 KB and
+// 1..10^6 SMs, leaving `d` unchanged.
+Status override_smem_kb(Device& d, int64_t kb);
+Status override_sm_count(Device& d, int64_t sms);
 
 }  // namespace tileplan

@@ -183,7 +183,6 @@ double dram_bytes(const GemmProblem& p, const TileConfig& cfg);
 std::optional<std::string> check_problem(const GemmProblem& p,
                                          const std::array<std::string_view, 3>& names = {"--m", "--n", "--k"});
 std::optional<std::string> check_config(const TileConfig& cfg);
-std::optional<std::string> check_device(const Device& d);
 
 // ---- the sweep -------------------------------------------------------------
 

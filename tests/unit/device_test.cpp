@@ -28,7 +28,7 @@ TEST(Device, Find_KnownAndUnknown) {
 
 TEST(Device, SmemOverride_MatchesReference) {
   Device d = *find_device("h200");
-  override_smem_kb(d, 100);
+  ASSERT_TRUE(override_smem_kb(d, 100).ok());
   // The reference: shared/SM = kb*1024, shared/block = kb*1024 - 1024.
   EXPECT_EQ(d.smem_per_sm_bytes, 102400);
   EXPECT_EQ(d.smem_per_block_max_bytes, 101376);

@@ -253,12 +253,12 @@ TEST(Occupancy, Check_RejectsWithTheFlag) {
 
 TEST(Occupancy, SmemKbOverride_KeepsCarveoutConsistent) {
   Device d = dev("h200");
-  override_smem_kb(d, 100);
+  ASSERT_TRUE(override_smem_kb(d, 100).ok());
   EXPECT_EQ(d.smem_carveout_kb, (std::vector<int64_t>{0, 8, 16, 32, 64, 100}));
   EXPECT_FALSE(check_occupancy_input(d, input(128, 32, 99 * 1024)));
   // 99 KB + 1 KB = the whole 100 KB: 1 block.
   EXPECT_EQ(occupancy(d, input(128, 32, 99 * 1024)).blocks_per_sm, 1);
-  override_smem_kb(d, 50);
+  ASSERT_TRUE(override_smem_kb(d, 50).ok());
   EXPECT_EQ(d.smem_carveout_kb, (std::vector<int64_t>{0, 8, 16, 32, 50}));
   // 20 KB + 1 KB = 21504 B; 51200 / 21504 = 2.
   EXPECT_EQ(occupancy(d, input(128, 32, 20 * 1024)).blocks_by_smem, 2);

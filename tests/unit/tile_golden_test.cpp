@@ -25,8 +25,12 @@ const json& golden() {
 
 Device device_for(const json& c) {
   Device d = *find_device(c["device"].get<std::string>());
-  if (!c["sm_count"].is_null()) override_sm_count(d, c["sm_count"].get<int64_t>());
-  if (!c["smem_kb"].is_null()) override_smem_kb(d, c["smem_kb"].get<int64_t>());
+  if (!c["sm_count"].is_null()) {
+    EXPECT_TRUE(override_sm_count(d, c["sm_count"].get<int64_t>()).ok());
+  }
+  if (!c["smem_kb"].is_null()) {
+    EXPECT_TRUE(override_smem_kb(d, c["smem_kb"].get<int64_t>()).ok());
+  }
   return d;
 }
 
