@@ -4,8 +4,10 @@
 
 #include <string>
 
+#include "tileplan/family.hpp"
 #include "tileplan/gemm.hpp"
 #include "tileplan/model.hpp"
+#include "tileplan/planner.hpp"
 #include "tileplan/render/tile.hpp"
 
 namespace tileplan {
@@ -26,20 +28,21 @@ void BM_Sweep(benchmark::State& state, Model model) {
     benchmark::DoNotOptimize(r);
   }
   state.counters["time_per_config"] = benchmark::Counter(
-      static_cast<double>(state.iterations() * space.size()), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+      static_cast<double>(state.iterations() * space_size(space).value()),
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 BENCHMARK_CAPTURE(BM_Sweep, seed, Model::seed)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_Sweep, calibrated, Model::calibrated)->Unit(benchmark::kMicrosecond);
 
 // Batch planning: the Planner reused across shapes, JSON Lines output included.
 void BM_BatchWithJson(benchmark::State& state, Model model) {
-  const Planner planner(h200(), Instr::wgmma, SearchSpace{}, model);
+  const Planner planner = Planner::create(h200(), Instr::wgmma, SearchSpace{}, model).value();
   render::TileReport report;
   report.device = &h200();
   const std::string device_text = render::device_json(h200());  // rendered once, as the CLI does
   report.device_json = &device_text;
   report.model = model;
-  report.space_size = SearchSpace{}.size();
+  report.space_size = planner.space_size();
   std::vector<Verdict> all;
   std::string out;
   int64_t shapes = 0;
@@ -48,7 +51,7 @@ void BM_BatchWithJson(benchmark::State& state, Model model) {
     for (int i = 0; i < 1000; ++i) {
       const GemmProblem p{16 + 16 * (i % 512), 4096 + 64 * (i % 7), 1024 + 512 * (i % 15)};
       report.problem = p;
-      report.feasible_count = planner.plan_into(p, 15, all);
+      report.feasible_count = planner.plan_into(p, 15, all).value();
       report.candidates.swap(all);
       render::append_tile_json_line(report, out);
       report.candidates.swap(all);
@@ -63,20 +66,19 @@ void BM_BatchWithJson(benchmark::State& state, Model model) {
 BENCHMARK_CAPTURE(BM_BatchWithJson, seed, Model::seed)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_BatchWithJson, calibrated, Model::calibrated)->Unit(benchmark::kMillisecond);
 
-// One predicted time from precomputed tile costs: the per-configuration work
-// of a calibrated batch plan.
-void BM_PredictUs(benchmark::State& state) {
-  const KernelFamily& fam = kernel_family(Family::triton);
+// One predicted time through the public, checked entry point (device,
+// problem, tile and family checked on every call).
+void BM_Predict(benchmark::State& state) {
+  const KernelFamily& fam = default_family();
   const TileConfig cfg{128, 256, 64, 4, 256, Instr::wgmma};
-  const TileCosts c = tile_costs(h200(), cfg, GemmProblem{}, 1, false, fam.time);
   int64_t i = 0;
   for (auto _ : state) {
     const GemmProblem p{16 + 16 * (i % 512), 4096 + 64 * (i % 7), 1024 + 512 * (i % 15)};
-    benchmark::DoNotOptimize(predict_us(h200(), p, c, fam.time, fam.group_m));
+    benchmark::DoNotOptimize(predict(h200(), p, cfg, 1, false, fam));
     ++i;
   }
 }
-BENCHMARK(BM_PredictUs);
+BENCHMARK(BM_Predict);
 
 }  // namespace
 }  // namespace tileplan

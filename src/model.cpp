@@ -3,70 +3,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
+#include "detail.hpp"
+
 namespace tileplan {
 namespace {
 
-constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-// ---- the profiles: every fitted constant of every family, in one place ---------
-
-// Triton 3.6 tutorial matmul (fp16 in, fp32 accumulate, masked loads, GROUP_M = 8)
-// on one H200. Registers: least squares on the measured n_regs of the compiled
-// configurations that do not spill, then a coordinate search for the most
-// configurations whose blocks/SM equal the driver's.
-constexpr RegisterProfile kTritonRegs{
-    .accumulators_only = false,
-    .base = 16.119,
-    .per_accumulator = 1.232,
-    .per_a_vector = 2.490,
-    .per_b_vector = 2.902,
-    .spill_reserve = 16,
-};
-constexpr std::string_view kTritonRegsData =
-    "data/h200-triton-v2/configs.jsonl and data/h200-triton/configs.jsonl (168 compiled configurations "
-    "each; n_regs and occupancy as the driver reports them); `tileplan_fit --registers data/h200-triton-v2 "
-    "data/h200-triton`";
-
-constexpr TimeConstants kTritonTime{
-    .mma_n_half = 36.3099557,
-    .iteration_cycles = 73.889886,
-    .load_latency_cycles = 1763.00828,
-    .miss_latency_cycles = 46.4763721,
-    .tile_overhead_us = 0.506378934,
-    .epilogue_factor = 1.1539464,
-    .launch_us = 3.26114733,
-    .spill_factor = 6.58362248,
-};
-constexpr std::string_view kTritonTimeData =
-    "the calibration shapes of data/h200-triton-v2 (20), data/h200-triton-v3 (10) and data/h200-triton (6, "
-    "no split: all calibration): every fourth of each dataset's list kept aside as a check (8), fitted on 28; "
-    "never the 12 held-out shapes of v2. `tileplan_fit --time data/h200-triton-v2 data/h200-triton-v3 "
-    "data/h200-triton` (Nelder-Mead in log space on weighted squared log error plus a smooth top-1 regret, "
-    "from the constants of the v2-only fit; spill_factor = median measured over predicted time of the "
-    "spilling configurations)";
-
-// The reference's rule: accumulators only. Its run-time constants are the
-// Triton family's (no kernel of its own was measured).
-constexpr RegisterProfile kSeedRegs{.accumulators_only = true};
-
-const KernelFamily kFamilies[] = {
-    {Family::triton, "triton",
-     "Triton tutorial matmul: pointer loads pipelined with cp.async, wgmma, grouped program order (GROUP_M=8)",
-     kTritonRegs, kTritonRegsData, kTritonTime, kTritonTimeData, 8},
-    {Family::seed, "seed", "the reference's accumulator-only register rule; run-time constants of triton",
-     kSeedRegs, "none: a rule, not a fit", kTritonTime, kTritonTimeData, 8},
-};
-
-constexpr std::array<ConstantInfo, kTimeConstantCount> kTimeInfo{{
-#define TILEPLAN_X(name, unit, desc) {#name, unit, desc},
-    TILEPLAN_TIME_CONSTANTS(TILEPLAN_X)
-#undef TILEPLAN_X
-}};
-constexpr std::array<ConstantInfo, kRegisterConstantCount> kRegisterInfo{{
-#define TILEPLAN_X(name, unit, desc) {#name, unit, desc},
-    TILEPLAN_REGISTER_CONSTANTS(TILEPLAN_X)
-#undef TILEPLAN_X
-}};
+using detail::ceil_div;
 
 // The MMA unit's tile: warpgroups (wgmma) or warps (mma) are laid along M
 // first, one instruction row-block (64 or 16 rows) each, then along N.
@@ -85,93 +29,6 @@ UnitTile unit_tile(const TileConfig& cfg) {
 
 }  // namespace
 
-// ---- registers -------------------------------------------------------------------
-
-RegisterEstimate estimate_registers(const RegisterProfile& prof, const Device& dev, const TileConfig& cfg,
-                                    const GemmProblem& p) {
-  RegisterEstimate r;
-  r.accumulators = ceil_div(cfg.block_m * cfg.block_n, cfg.threads) * p.accum_bytes / 4;
-  if (prof.accumulators_only) {
-    // The reference: accumulators rounded to the per-warp allocation unit.
-    const int64_t per_warp = ceil_div(r.accumulators * dev.warp_size, dev.reg_alloc_unit) * dev.reg_alloc_unit;
-    r.demand = per_warp / dev.warp_size;
-    r.regs_per_thread = r.demand;
-    r.spills = r.demand > dev.regs_per_thread_max;
-    return r;
-  }
-  const double threads = static_cast<double>(cfg.threads);
-  const double a_vectors = static_cast<double>(cfg.block_m * cfg.block_k * p.elem_bytes) / 16.0 / threads;
-  const double b_vectors = static_cast<double>(cfg.block_k * cfg.block_n * p.elem_bytes) / 16.0 / threads;
-  const double demand = prof.base + prof.per_accumulator * static_cast<double>(r.accumulators) +
-                        prof.per_a_vector * a_vectors + prof.per_b_vector * b_vectors;
-  r.demand = std::max<int64_t>(std::llround(demand), 1);
-  r.regs_per_thread = std::min(r.demand, dev.regs_per_thread_max);
-  r.spills = static_cast<double>(r.accumulators) + prof.spill_reserve > static_cast<double>(dev.regs_per_thread_max);
-  return r;
-}
-
-// ---- constants as lists ---------------------------------------------------------
-
-const std::array<ConstantInfo, kTimeConstantCount>& time_constant_info() { return kTimeInfo; }
-const std::array<ConstantInfo, kRegisterConstantCount>& register_constant_info() { return kRegisterInfo; }
-
-std::array<double, kTimeConstantCount> to_array(const TimeConstants& c) {
-  return {{
-#define TILEPLAN_X(name, unit, desc) c.name,
-      TILEPLAN_TIME_CONSTANTS(TILEPLAN_X)
-#undef TILEPLAN_X
-  }};
-}
-
-TimeConstants time_constants_from(const std::array<double, kTimeConstantCount>& v) {
-  TimeConstants c;
-  std::size_t i = 0;
-#define TILEPLAN_X(name, unit, desc) c.name = v[i++];
-  TILEPLAN_TIME_CONSTANTS(TILEPLAN_X)
-#undef TILEPLAN_X
-  return c;
-}
-
-std::array<double, kRegisterConstantCount> to_array(const RegisterProfile& r) {
-  return {{
-#define TILEPLAN_X(name, unit, desc) r.name,
-      TILEPLAN_REGISTER_CONSTANTS(TILEPLAN_X)
-#undef TILEPLAN_X
-  }};
-}
-
-RegisterProfile register_profile_from(const std::array<double, kRegisterConstantCount>& v, bool accumulators_only) {
-  RegisterProfile r;
-  r.accumulators_only = accumulators_only;
-  std::size_t i = 0;
-#define TILEPLAN_X(name, unit, desc) r.name = v[i++];
-  TILEPLAN_REGISTER_CONSTANTS(TILEPLAN_X)
-#undef TILEPLAN_X
-  return r;
-}
-
-// ---- families -----------------------------------------------------------------------
-
-std::string_view to_string(Family f) {
-  switch (f) {
-    case Family::triton: return "triton";
-    case Family::seed: return "seed";
-  }
-  return "?";
-}
-
-std::optional<Family> parse_family(std::string_view s) {
-  for (const KernelFamily& f : kFamilies)
-    if (f.name == s) return f.id;
-  return std::nullopt;
-}
-
-const KernelFamily& kernel_family(Family f) {
-  for (const KernelFamily& k : kFamilies)
-    if (k.id == f) return k;
-  return kFamilies[0];
-}
-
 std::string_view to_string(TimeBound b) {
   switch (b) {
     case TimeBound::none: return "";
@@ -183,7 +40,31 @@ std::string_view to_string(TimeBound b) {
   return "?";
 }
 
-// ---- prediction -----------------------------------------------------------------------
+Result<Prediction> predict(const Device& dev, const GemmProblem& p, const TileConfig& cfg, int64_t blocks_per_sm,
+                           bool spills, const KernelFamily& family) {
+  for (const Status& s : {check_device(dev), check_problem(p), check_config(cfg), check_family(family)})
+    if (!s.ok()) return s.error();
+  if (blocks_per_sm < 1 || blocks_per_sm > dev.max_blocks_per_sm)
+    return Error{ErrorKind::invalid_argument, "blocks_per_sm",
+                 fmt::format("blocks_per_sm {} must be between 1 and the device's {}", blocks_per_sm,
+                             dev.max_blocks_per_sm)};
+  const TileCosts t = detail::tile_costs(dev, cfg, p, blocks_per_sm, spills, family.time);
+  return detail::predict(dev, p, t, family.time, family.group_m);
+}
+
+Result<double> grouped_dram_bytes(const Device& dev, const GemmProblem& p, int64_t block_m, int64_t group_m) {
+  for (const Status& s : {check_device(dev), check_problem(p)})
+    if (!s.ok()) return s.error();
+  if (block_m < 1 || block_m > kMaxTileValue)
+    return Error{ErrorKind::invalid_argument, "block_m",
+                 fmt::format("block_m {} must be between 1 and {}", block_m, kMaxTileValue)};
+  if (group_m < 1 || group_m > kMaxTileValue)
+    return Error{ErrorKind::invalid_argument, "group_m",
+                 fmt::format("group_m {} must be between 1 and {}", group_m, kMaxTileValue)};
+  return detail::grouped_dram_bytes(dev, p, block_m, group_m);
+}
+
+namespace detail {
 
 TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem& p, int64_t blocks_per_sm,
                      bool spills, const TimeConstants& k) {
@@ -240,7 +121,7 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
 
   // DRAM traffic, and how much of a stage misses L2: each A row-panel is read
   // by tiles_n programs, each B column-panel by tiles_m programs per reload.
-  const double dram = grouped_dram_bytes(dev, p, t.block_m, group_m);
+  const double dram = detail::grouped_dram_bytes(dev, p, t.block_m, group_m);
   const double e = static_cast<double>(p.elem_bytes);
   const double b_reads = (dram - e * static_cast<double>(p.m) * static_cast<double>(p.k) -
                           e * static_cast<double>(p.m) * static_cast<double>(p.n)) /
@@ -311,4 +192,5 @@ double predict_us(const Device& dev, const GemmProblem& p, const TileCosts& t, c
   return predict_impl(dev, p, t, k, group_m, nullptr);
 }
 
+}  // namespace detail
 }  // namespace tileplan

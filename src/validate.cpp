@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -15,6 +16,17 @@ namespace tileplan {
 namespace {
 
 using nlohmann::json;
+
+// A checker's sentence with the dataset's own field names (M, N, K, BM, ...)
+// for the library's parameter names.
+std::string field_message(const Error& e) {
+  static constexpr std::pair<std::string_view, std::string_view> kFields[] = {
+      {"m/n/k", "M/N/K"}, {"m", "M"}, {"n", "N"}, {"k", "K"}, {"block_m", "BM"}, {"block_n", "BN"},
+      {"block_k", "BK"}};
+  for (const auto& [param, field] : kFields)
+    if (e.param == param && e.message.rfind(param, 0) == 0) return std::string(field) + e.message.substr(param.size());
+  return e.message;
+}
 
 // A required integer field of a JSON line, or an error sentence.
 std::optional<std::string> get_int(const json& j, const char* field, int64_t& out) {
@@ -33,21 +45,48 @@ std::optional<std::string> get_string(const json& j, const char* field, std::str
   return std::nullopt;
 }
 
+// A path that names a regular file, or an error sentence. (An ifstream opens
+// a directory without complaint and then reads nothing.)
+std::optional<std::string> check_regular_file(const std::string& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status)) return fmt::format("{}: the file cannot be opened for reading", path);
+  if (!std::filesystem::is_regular_file(status)) return fmt::format("{}: not a regular file", path);
+  return std::nullopt;
+}
+
 // Calls `line_fn(json, line_number)` for every non-blank line; returns the
-// first error as "PATH:LINE: reason".
+// first error as "PATH:LINE: reason". Lines longer than kMaxDatasetLineBytes
+// are refused before they are parsed.
 template <class F>
 std::optional<std::string> each_json_line(const std::string& path, F line_fn) {
-  std::ifstream f(path);
+  if (auto e = check_regular_file(path)) return e;
+  std::ifstream f(path, std::ios::binary);
   if (!f) return fmt::format("{}: the file cannot be opened for reading", path);
   std::string line;
   int64_t number = 0;
-  while (std::getline(f, line)) {
+  while (true) {
+    line.clear();
+    bool too_long = false;
+    for (int c; (c = f.get()) != std::char_traits<char>::eof() && c != '\n';) {
+      if (line.size() == kMaxDatasetLineBytes) {
+        too_long = true;
+        break;
+      }
+      line.push_back(static_cast<char>(c));
+    }
+    if (line.empty() && !f) break;
     ++number;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    if (too_long) return fmt::format("{}:{}: the line is longer than {} bytes", path, number, kMaxDatasetLineBytes);
+    if (line.find_first_not_of(" \t\r") == std::string::npos) {
+      if (!f) break;
+      continue;
+    }
     json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded() || !j.is_object())
       return fmt::format("{}:{}: not a JSON object", path, number);
     if (auto err = line_fn(j, number)) return fmt::format("{}:{}: {}", path, number, *err);
+    if (!f) break;
   }
   if (f.bad()) return fmt::format("{}: reading failed", path);
   return std::nullopt;
@@ -62,8 +101,12 @@ std::optional<std::string> read_configs(const std::string& path, Dataset& d) {
                                 {"stages", &stages}, {"warps", &warps}})
       if (auto e = get_int(j, field, *value)) return e;
     if (auto e = get_string(j, "key", c.key)) return e;
+    // Threads = 32*warps: bound warps first so that the product cannot overflow.
+    if (warps < 1 || warps > kMaxTileValue / 32)
+      return fmt::format("configuration '{}': warps {} must be between 1 and {}", c.key, warps, kMaxTileValue / 32);
     c.config = TileConfig{bm, bn, bk, stages, 32 * warps, Instr::wgmma};
-    if (auto e = check_config(c.config)) return fmt::format("configuration '{}': {}", c.key, *e);
+    if (Status e = check_config(c.config); !e.ok())
+      return fmt::format("configuration '{}': {}", c.key, field_message(e.error()));
     if (auto [it, inserted] = seen.emplace(c.key, line); !inserted)
       return fmt::format("configuration '{}' repeats line {}", c.key, it->second);
     c.compiled = !j.contains("error");
@@ -90,17 +133,23 @@ std::optional<std::string> read_timings(const std::string& path, Dataset& d) {
   std::map<std::string, std::size_t> index;
   for (std::size_t i = 0; i < d.configs.size(); ++i) index.emplace(d.configs[i].key, i);
   std::map<std::tuple<int64_t, int64_t, int64_t>, std::size_t> shape_of;
-  auto err = each_json_line(path, [&](const json& j, int64_t) -> std::optional<std::string> {
+  std::map<std::tuple<int64_t, int64_t, int64_t, std::string>, int64_t> line_of;
+  auto err = each_json_line(path, [&](const json& j, int64_t line) -> std::optional<std::string> {
     GemmProblem p;
     for (auto [field, value] : {std::pair<const char*, int64_t*>{"M", &p.m}, {"N", &p.n}, {"K", &p.k}})
       if (auto e = get_int(j, field, *value)) return e;
-    if (auto e = check_problem(p, {"M", "N", "K"})) return e;
+    if (Status e = check_problem(p); !e.ok()) return field_message(e.error());
     std::string key;
     if (auto e = get_string(j, "key", key)) return e;
     const auto ms = j.find("ms");
     if (ms == j.end()) return std::string("missing field 'ms'");
-    if (!ms->is_number() || !(ms->get<double>() > 0) || !std::isfinite(ms->get<double>()))
-      return std::string("field 'ms' must be a positive number");
+    if (!ms->is_number() || !(ms->get<double>() >= kMinMeasuredMs && ms->get<double>() <= kMaxMeasuredMs))
+      return fmt::format("field 'ms' must be a number between {} and {} (milliseconds)", kMinMeasuredMs,
+                         kMaxMeasuredMs);
+    // One time per (shape, configuration): a second line would silently
+    // replace or join the first.
+    if (const auto [seen, fresh] = line_of.emplace(std::tuple{p.m, p.n, p.k, key}, line); !fresh)
+      return fmt::format("shape {} configuration '{}' repeats line {}", shape_name(p), key, seen->second);
     const auto [it, inserted] = shape_of.emplace(std::tuple{p.m, p.n, p.k}, d.shapes.size());
     if (inserted) d.shapes.push_back(MeasuredShape{p, std::nullopt, {}});
     MeasuredShape& s = d.shapes[it->second];
@@ -124,8 +173,13 @@ std::optional<std::string> read_timings(const std::string& path, Dataset& d) {
 }
 
 std::optional<std::string> read_split(const std::string& path, Dataset& d) {
-  std::ifstream f(path);
-  if (!f) return std::nullopt;  // optional file
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return std::nullopt;  // optional file
+  if (auto e = check_regular_file(path)) return e;
+  if (std::filesystem::file_size(path, ec) > kMaxSplitFileBytes || ec)
+    return fmt::format("{}: larger than {} bytes", path, kMaxSplitFileBytes);
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return fmt::format("{}: the file cannot be opened for reading", path);
   json j = json::parse(f, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) return fmt::format("{}: not a JSON object", path);
   for (auto [field, list] : {std::pair<const char*, std::vector<GemmProblem>*>{"calibration", &d.calibration},
@@ -133,9 +187,12 @@ std::optional<std::string> read_split(const std::string& path, Dataset& d) {
     const auto it = j.find(field);
     if (it == j.end()) continue;
     if (!it->is_array()) return fmt::format("{}: '{}' must be a list of \"MxNxK\" strings", path, field);
-    for (const json& s : *it) {
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const json& s = (*it)[i];
       const std::optional<GemmProblem> p = s.is_string() ? parse_shape(s.get<std::string>()) : std::nullopt;
-      if (!p) return fmt::format("{}: '{}' holds {}, not a shape \"MxNxK\"", path, field, s.dump());
+      // Name the item by position, never by its text: a hostile item can be
+      // nested deep enough to exhaust the stack of a recursive dump.
+      if (!p) return fmt::format("{}: '{}' item {} is not a shape \"MxNxK\"", path, field, i + 1);
       list->push_back(*p);
     }
   }
@@ -183,19 +240,23 @@ std::optional<GemmProblem> parse_shape(std::string_view s) {
     if (part.empty() || ec != std::errc() || ptr != part.data() + part.size()) return std::nullopt;
     s = i < 2 ? s.substr(x + 1) : std::string_view();
   }
-  if (check_problem(p)) return std::nullopt;
+  if (!check_problem(p).ok()) return std::nullopt;
   return p;
 }
 
 std::string shape_name(const GemmProblem& p) { return fmt::format("{}x{}x{}", p.m, p.n, p.k); }
 
-std::optional<std::string> load_dataset(const std::string& dir, Dataset& out) {
-  out = Dataset{};
+Result<Dataset> load_dataset(const std::string& dir) {
+  Dataset out;
   out.dir = dir;
-  if (auto e = read_configs(dir + "/configs.jsonl", out)) return e;
-  if (auto e = read_timings(dir + "/timings.jsonl", out)) return e;
-  if (auto e = read_split(dir + "/split.json", out)) return e;
-  return std::nullopt;
+  const auto fail = [](std::string message) { return Error{ErrorKind::parse_error, "", std::move(message)}; };
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec))
+    return Error{ErrorKind::io_error, "", fmt::format("{}: not a dataset directory", dir)};
+  if (auto e = read_configs(dir + "/configs.jsonl", out)) return fail(*e);
+  if (auto e = read_timings(dir + "/timings.jsonl", out)) return fail(*e);
+  if (auto e = read_split(dir + "/split.json", out)) return fail(*e);
+  return out;
 }
 
 Split split_of(const std::vector<Dataset>& datasets, const GemmProblem& p) {
@@ -209,6 +270,7 @@ Split split_of(const std::vector<Dataset>& datasets, const GemmProblem& p) {
 }
 
 double spearman(const std::vector<double>& x, const std::vector<double>& y) {
+  if (x.size() != y.size() || x.size() < 2) return 0.0;
   const std::vector<double> rx = ranks(x), ry = ranks(y);
   const double n = static_cast<double>(x.size());
   const double mx = std::accumulate(rx.begin(), rx.end(), 0.0) / n;
@@ -230,7 +292,22 @@ double geomean(const std::vector<double>& v) {
   return std::exp(s / static_cast<double>(v.size()));
 }
 
-RankingScore score_ranking(const std::vector<std::size_t>& order, const std::vector<double>& measured_ms) {
+Result<RankingScore> score_ranking(const std::vector<std::size_t>& order, const std::vector<double>& measured_ms) {
+  if (measured_ms.empty() || order.size() != measured_ms.size())
+    return Error{ErrorKind::invalid_argument, "order",
+                 fmt::format("order has {} indices for {} measured times: it must be a permutation of them, at least one",
+                             order.size(), measured_ms.size())};
+  std::vector<bool> seen(order.size(), false);
+  for (std::size_t i : order) {
+    if (i >= order.size() || seen[i])
+      return Error{ErrorKind::invalid_argument, "order",
+                   fmt::format("order is not a permutation of 0..{}", order.size() - 1)};
+    seen[i] = true;
+  }
+  for (double t : measured_ms)
+    if (!(t > 0) || !std::isfinite(t))
+      return Error{ErrorKind::invalid_argument, "measured_ms",
+                   fmt::format("measured_ms holds {}: every time must be positive and finite", t)};
   RankingScore s;
   const double best = *std::min_element(measured_ms.begin(), measured_ms.end());
   s.top1 = order.front();
@@ -263,8 +340,10 @@ ScoreSummary summarize(const std::vector<ShapeScore>& shapes, bool calibrated) {
   return out;
 }
 
-ValidationReport validate(const Device& dev, const std::vector<Dataset>& datasets, SplitFilter filter,
-                          Family family) {
+Result<ValidationReport> validate(const Device& dev, const std::vector<Dataset>& datasets, SplitFilter filter,
+                                  const KernelFamily& family) {
+  if (Status s = check_device(dev); !s.ok()) return s.error();
+  if (Status s = check_family(family); !s.ok()) return s.error();
   ValidationReport report;
   for (const Dataset& d : datasets) {
     for (const MeasuredShape& m : d.shapes) {
@@ -277,9 +356,14 @@ ValidationReport validate(const Device& dev, const std::vector<Dataset>& dataset
       std::vector<TileConfig> configs;
       std::vector<double> ms;
       for (const auto& [index, t] : times) {
+        if (index >= d.configs.size() || !(t > 0))
+          return Error{ErrorKind::invalid_argument, "datasets",
+                       fmt::format("datasets: {} shape {} refers to configuration {} of {} or has a time {} <= 0",
+                                   d.dir, shape_name(m.problem), index, d.configs.size(), t)};
         configs.push_back(d.configs[index].config);
         ms.push_back(t);
       }
+      if (configs.empty()) continue;
       ShapeScore s;
       s.dataset = d.dir;
       s.problem = m.problem;
@@ -289,8 +373,15 @@ ValidationReport validate(const Device& dev, const std::vector<Dataset>& dataset
       const std::size_t best = static_cast<std::size_t>(std::min_element(ms.begin(), ms.end()) - ms.begin());
       s.best_key = d.configs[times[best].first].key;
       s.best_ms = ms[best];
-      s.calibrated = score_ranking(rank_configs(m.problem, dev, configs, Model::calibrated, family), ms);
-      s.seed = score_ranking(rank_configs(m.problem, dev, configs, Model::seed), ms);
+      Result<std::vector<std::size_t>> calibrated = rank_configs(m.problem, dev, configs, Model::calibrated, family);
+      if (!calibrated.ok()) return calibrated.error();
+      Result<std::vector<std::size_t>> seed = rank_configs(m.problem, dev, configs, Model::seed);
+      if (!seed.ok()) return seed.error();
+      Result<RankingScore> cal = score_ranking(*calibrated, ms), ref = score_ranking(*seed, ms);
+      if (!cal.ok()) return cal.error();
+      if (!ref.ok()) return ref.error();
+      s.calibrated = *cal;
+      s.seed = *ref;
       s.calibrated_top1_key = d.configs[times[s.calibrated.top1].first].key;
       s.seed_top1_key = d.configs[times[s.seed.top1].first].key;
       report.shapes.push_back(std::move(s));

@@ -1,8 +1,14 @@
-// tileplan_fit: fits a kernel family's constants to measured datasets and
-// prints them with per-shape figures, for pasting into src/model.cpp.
+// tileplan_fit: fits a kernel family's constants to measured datasets,
+// prints them with per-shape figures and writes the family as a file
+// (tileplan/family.hpp's format) that `tileplan --family-file` loads and
+// data/families/ ships.
 //
 //   tileplan_fit --registers DATASET...   register profile, on every compiled configuration
 //   tileplan_fit --time DATASET...        run-time constants, on calibration shapes only
+//   common options: --family NAME | --family-file PATH  the family to start from (triton)
+//                   --device NAME                       the preset the data were measured on (the family's)
+//                   --name NAME                         the written family's name (the starting one's)
+//                   --output FILE                       write the fitted family there
 //
 // The run-time fit never reads held-out shapes (split.json `held_out`), and
 // keeps every fourth calibration shape (in split.json's order) aside as a
@@ -10,7 +16,8 @@
 // contributes all its shapes that no other dataset holds out (marked * in the
 // listing). `--set NAME=VALUE` starts a constant at VALUE (with `--fix NAME`,
 // holds it there). It uses the library's own
-// equations (tileplan/model.hpp), so the tool and the fit cannot diverge.
+// equations (src/detail.hpp, behind tileplan/model.hpp), so the tool and the
+// fit cannot diverge.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -22,10 +29,17 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+#include <fstream>
+
+#include "detail.hpp"
+#include "tileplan/constraints.hpp"
 #include "tileplan/device.hpp"
+#include "tileplan/family.hpp"
 #include "tileplan/gemm.hpp"
 #include "tileplan/model.hpp"
 #include "tileplan/occupancy.hpp"
+#include "tileplan/planner.hpp"
 #include "tileplan/validate.hpp"
 
 namespace tileplan {
@@ -100,7 +114,7 @@ RegisterFigures register_figures(const Device& dev, const RegisterProfile& prof,
   for (const MeasuredConfig& c : d.configs) {
     if (!c.compiled) continue;
     ++f.compiled;
-    const RegisterEstimate r = estimate_registers(prof, dev, c.config, GemmProblem{});
+    const RegisterEstimate r = detail::estimate_registers(prof, dev, c.config, GemmProblem{});
     const Occupancy o = occupancy(dev, {c.config.threads, r.regs_per_thread, 0, c.smem_bytes, std::nullopt});
     f.blocks_equal += o.blocks_per_sm == c.blocks_per_sm;
     f.within_16 += std::llabs(r.regs_per_thread - c.regs_per_thread) <= 16;
@@ -142,9 +156,10 @@ std::array<double, 4> least_squares(const Device& dev, const std::vector<Dataset
   return {ata[0][4] / ata[0][0], ata[1][4] / ata[1][1], ata[2][4] / ata[2][2], ata[3][4] / ata[3][3]};
 }
 
-int fit_registers(const Device& dev, const std::vector<Dataset>& sets) {
+int fit_registers(const Device& dev, const std::vector<Dataset>& sets, KernelFamily& fam) {
   const std::array<double, 4> ls = least_squares(dev, sets);
-  RegisterProfile prof = kernel_family(Family::triton).regs;
+  RegisterProfile prof = fam.regs;
+  prof.accumulators_only = false;
   prof.base = ls[0], prof.per_accumulator = ls[1], prof.per_a_vector = ls[2], prof.per_b_vector = ls[3];
   auto score = [&](const RegisterProfile& p) {
     double s = 0;
@@ -173,8 +188,8 @@ int fit_registers(const Device& dev, const std::vector<Dataset>& sets) {
   fmt::print("fitted: base {:.3f}, per_accumulator {:.3f}, per_a_vector {:.3f}, per_b_vector {:.3f}, "
              "spill_reserve {:.0f}\n",
              prof.base, prof.per_accumulator, prof.per_a_vector, prof.per_b_vector, prof.spill_reserve);
-  for (const RegisterProfile* p : {&kernel_family(Family::triton).regs, static_cast<const RegisterProfile*>(&prof)}) {
-    fmt::print("{}:\n", p == &prof ? "fitted profile" : "profile in src/model.cpp");
+  for (const RegisterProfile* p : {static_cast<const RegisterProfile*>(&fam.regs), static_cast<const RegisterProfile*>(&prof)}) {
+    fmt::print("{}:\n", p == &prof ? "fitted profile" : fmt::format("profile of {} ({})", fam.name, fam.file));
     for (const Dataset& d : sets) {
       const RegisterFigures f = register_figures(dev, *p, d);
       const double n = static_cast<double>(f.compiled);
@@ -184,6 +199,12 @@ int fit_registers(const Device& dev, const std::vector<Dataset>& sets) {
                  f.compiled, 100.0 * static_cast<double>(f.within_16) / n, f.spill_equal, f.compiled, f.mean_abs);
     }
   }
+  fam.regs = prof;
+  for (std::string& src : fam.regs_sources) src = "least squares, then a coordinate search for blocks/SM (registers.fitted_on)";
+  fam.regs_sources[3 + 1] = fam.regs.spill_reserve == 16
+                                ? "not fitted: any value from 1 to 127 separates the data (spilling kernels have 256 "
+                                  "or more accumulators per thread, the others at most 128); 16 is about base"
+                                : "not fitted: kept from the starting family";
   return 0;
 }
 
@@ -203,7 +224,8 @@ struct FitShape {
   std::vector<Sample> samples;
 };
 
-std::vector<FitShape> calibration_shapes(const Device& dev, const std::vector<Dataset>& sets, Family family) {
+std::vector<FitShape> calibration_shapes(const Device& dev, const std::vector<Dataset>& sets,
+                                         const KernelFamily& family) {
   std::vector<FitShape> out;
   for (const Dataset& d : sets) {
     // A dataset without split.json (data/h200-triton) is calibration data
@@ -223,7 +245,8 @@ std::vector<FitShape> calibration_shapes(const Device& dev, const std::vector<Da
         s.best_ms = 1e300;
         for (const auto& [index, ms] : m.times_ms) {
           const TileConfig& cfg = d.configs[index].config;
-          const Verdict v = evaluate(cfg, dev, m.problem, Model::calibrated, family);
+          const TileCheck v = detail::check_resources(cfg, dev, m.problem, family.regs, OccupancyRule::hardware,
+                                                      detail::Depth::full);
           if (v.blocks_per_sm < 1) continue;
           s.samples.push_back({cfg, v.blocks_per_sm, v.spills, ms});
           s.best_ms = std::min(s.best_ms, ms);
@@ -236,8 +259,8 @@ std::vector<FitShape> calibration_shapes(const Device& dev, const std::vector<Da
 }
 
 double predict_sample(const Device& dev, const FitShape& s, const Sample& x, const TimeConstants& k, int64_t group_m) {
-  const TileCosts c = tile_costs(dev, x.config, s.problem, x.blocks_per_sm, x.spills, k);
-  return predict_us(dev, s.problem, c, k, group_m);
+  const TileCosts c = detail::tile_costs(dev, x.config, s.problem, x.blocks_per_sm, x.spills, k);
+  return detail::predict_us(dev, s.problem, c, k, group_m);
 }
 
 struct ShapeFigures {
@@ -326,13 +349,13 @@ void print_constants(const TimeConstants& k) {
   const auto values = to_array(k);
   const auto& info = time_constant_info();
   for (std::size_t i = 0; i < kTimeConstantCount; ++i)
-    fmt::print("    .{} = {:.9g},  // {}\n", info[i].name, values[i], info[i].unit);
+    fmt::print("    {:<20} {:>14.9g} {}\n", info[i].name, values[i], info[i].unit);
 }
 
 int fit_time(const Device& dev, const std::vector<Dataset>& sets, int restarts, int iterations,
-             const std::vector<std::string>& fixed, const std::vector<std::pair<std::string, double>>& overrides) {
-  const KernelFamily& fam = kernel_family(Family::triton);
-  const std::vector<FitShape> shapes = calibration_shapes(dev, sets, Family::triton);
+             const std::vector<std::string>& fixed, const std::vector<std::pair<std::string, double>>& overrides,
+             KernelFamily& fam) {
+  const std::vector<FitShape> shapes = calibration_shapes(dev, sets, fam);
   if (shapes.empty()) {
     fmt::print(stderr, "tileplan_fit: no calibration shapes (split.json) in the datasets\n");
     return 2;
@@ -342,7 +365,7 @@ int fit_time(const Device& dev, const std::vector<Dataset>& sets, int restarts, 
     for (std::size_t i = 0; i < kTimeConstantCount; ++i)
       if (time_constant_info()[i].name == name) start_values[i] = value;
   TimeConstants start = time_constants_from(start_values);
-  fmt::print("constants in src/model.cpp: objective {:.5f}\n", objective(dev, shapes, start, fam.group_m));
+  fmt::print("constants of {} ({}): objective {:.5f}\n", fam.name, fam.file, objective(dev, shapes, start, fam.group_m));
   print_shapes(dev, shapes, start, fam.group_m);
 
   const auto& info = time_constant_info();
@@ -387,13 +410,18 @@ int fit_time(const Device& dev, const std::vector<Dataset>& sets, int restarts, 
   fmt::print("\nfitted constants (objective {:.5f}):\n", value);
   print_constants(k);
   print_shapes(dev, shapes, k, fam.group_m);
+  fam.time = k;
+  for (std::size_t i = 0; i < kTimeConstantCount; ++i)
+    fam.time_sources[i] = is_fixed(i) ? "held at its starting value (--fix)" : "Nelder-Mead (time.fitted_on)";
+  fam.time_sources[kTimeConstantCount - 1] =
+      "median of measured over predicted time of the spilling configurations of the calibration shapes";
   return 0;
 }
 
 // Every configuration of one calibration shape, fastest measured first, with
 // the prediction and what bounds it.
-int show_shape(const Device& dev, const std::vector<Dataset>& sets, const std::string& name, std::size_t rows) {
-  const KernelFamily& fam = kernel_family(Family::triton);
+int show_shape(const Device& dev, const std::vector<Dataset>& sets, const std::string& name, std::size_t rows,
+               const KernelFamily& fam) {
   for (const Dataset& d : sets)
     for (const MeasuredShape& m : d.shapes) {
       if (shape_name(m.problem) != name) continue;
@@ -409,10 +437,9 @@ int show_shape(const Device& dev, const std::vector<Dataset>& sets, const std::s
                  "ratio", "bound", "b", "regs", "sm us", "dram us");
       for (std::size_t r = 0; r < std::min(rows, order.size()); ++r) {
         const MeasuredConfig& c = d.configs[order[r].second];
-        const Verdict v = diagnose(m.problem, dev, c.config, Model::calibrated, Family::triton);
+        const Verdict v = diagnose(m.problem, dev, c.config, Model::calibrated, fam).value();
         if (v.blocks_per_sm < 1) continue;
-        const TileCosts costs = tile_costs(dev, c.config, m.problem, v.blocks_per_sm, v.spills, fam.time);
-        const Prediction p = predict(dev, m.problem, costs, fam.time, fam.group_m);
+        const Prediction p = predict(dev, m.problem, c.config, v.blocks_per_sm, v.spills, fam).value();
         fmt::print("{:<20} {:>9.4f} {:>6.3f} {:>9.4f} {:>6.3f} {:>8} {:>4} {:>5} {:>9.1f} {:>9.1f}\n", c.key,
                    order[r].first, order[r].first / best, p.time_us * 1e-3, p.time_us * 1e-3 / order[r].first,
                    to_string(p.bound), v.blocks_per_sm, v.regs_per_thread, p.sm_us, p.dram_us);
@@ -423,12 +450,37 @@ int show_shape(const Device& dev, const std::vector<Dataset>& sets, const std::s
   return 2;
 }
 
-int usage() {
+int usage(const std::string& why) {
   fmt::print(stderr,
-             "usage: tileplan_fit --registers DATASET...\n"
-             "       tileplan_fit --time [--restarts N] [--iterations N] [--fix NAME]... [--set NAME=VALUE]... DATASET...\n"
-             "       tileplan_fit --show MxNxK [--rows N] DATASET...\n");
+             "tileplan_fit: {}\n"
+             "usage: tileplan_fit --registers [COMMON]... DATASET...\n"
+             "       tileplan_fit --time [--restarts N] [--iterations N] [--fix NAME]... [--set NAME=VALUE]... "
+             "[COMMON]... DATASET...\n"
+             "       tileplan_fit --show MxNxK [--rows N] [COMMON]... DATASET...\n"
+             "COMMON: --family NAME | --family-file PATH, --device NAME, --name NAME, --output FILE\n",
+             why);
   return 2;
+}
+
+// A whole-text integer in [lo, hi], or nothing.
+std::optional<int64_t> parse_count(const std::string& text, int64_t lo, int64_t hi) {
+  int64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || v < lo || v > hi) return std::nullopt;
+  return v;
+}
+
+std::optional<double> parse_number(const std::string& text) {
+  double v = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+std::string quoted_list(const std::vector<std::string>& items) {
+  std::string s;
+  for (const std::string& i : items) s += (s.empty() ? "" : " ") + i;
+  return s;
 }
 
 }  // namespace
@@ -436,36 +488,119 @@ int usage() {
 
 int main(int argc, char** argv) {
   using namespace tileplan;
-  std::string mode, show;
+  std::string mode, show, family_name = "triton", family_file, device_name, new_name, output;
   std::size_t rows = 30;
   int restarts = 4, iterations = 3000;
   std::vector<std::string> fixed, dirs;
   std::vector<std::pair<std::string, double>> overrides;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--registers" || a == "--time") mode = a;
-    else if (a == "--restarts" && i + 1 < argc) restarts = std::atoi(argv[++i]);
-    else if (a == "--iterations" && i + 1 < argc) iterations = std::atoi(argv[++i]);
-    else if (a == "--fix" && i + 1 < argc) fixed.emplace_back(argv[++i]);
-    else if (a == "--set" && i + 1 < argc) {  // start (or, with --fix, hold) a constant at VALUE
+    const bool has_value = i + 1 < argc;
+    auto count = [&](int64_t lo, int64_t hi) -> std::optional<int64_t> { return parse_count(argv[++i], lo, hi); };
+    if (a == "--registers" || a == "--time") {
+      mode = a;
+    } else if (a == "--restarts" && has_value) {
+      const auto v = count(0, 1000);
+      if (!v) return usage("--restarts must be an integer from 0 to 1000");
+      restarts = static_cast<int>(*v);
+    } else if (a == "--iterations" && has_value) {
+      const auto v = count(1, 10'000'000);
+      if (!v) return usage("--iterations must be an integer from 1 to 10000000");
+      iterations = static_cast<int>(*v);
+    } else if (a == "--fix" && has_value) {
+      fixed.emplace_back(argv[++i]);
+    } else if (a == "--set" && has_value) {  // start (or, with --fix, hold) a constant at VALUE
       const std::string kv = argv[++i];
       const std::size_t eq = kv.find('=');
-      if (eq == std::string::npos) return usage();
-      overrides.emplace_back(kv.substr(0, eq), std::atof(kv.c_str() + eq + 1));
+      const std::optional<double> v = eq == std::string::npos ? std::nullopt : parse_number(kv.substr(eq + 1));
+      if (!v) return usage("--set takes NAME=VALUE with a finite number");
+      overrides.emplace_back(kv.substr(0, eq), *v);
+    } else if (a == "--show" && has_value) {
+      mode = a, show = argv[++i];
+    } else if (a == "--rows" && has_value) {
+      const auto v = count(1, 1'000'000);
+      if (!v) return usage("--rows must be an integer from 1 to 1000000");
+      rows = static_cast<std::size_t>(*v);
+    } else if (a == "--family" && has_value) {
+      family_name = argv[++i];
+    } else if (a == "--family-file" && has_value) {
+      family_file = argv[++i];
+    } else if (a == "--device" && has_value) {
+      device_name = argv[++i];
+    } else if (a == "--name" && has_value) {
+      new_name = argv[++i];
+    } else if (a == "--output" && has_value) {
+      output = argv[++i];
+    } else if (!a.empty() && a[0] == '-') {
+      return usage("unknown option or missing value: " + a.substr(0, 64));
+    } else {
+      dirs.push_back(a);
     }
-    else if (a == "--show" && i + 1 < argc) mode = a, show = argv[++i];
-    else if (a == "--rows" && i + 1 < argc) rows = static_cast<std::size_t>(std::atoi(argv[++i]));
-    else if (!a.empty() && a[0] == '-') return usage();
-    else dirs.push_back(a);
   }
-  if (mode.empty() || dirs.empty()) return usage();
-  std::vector<Dataset> sets(dirs.size());
-  for (std::size_t i = 0; i < dirs.size(); ++i)
-    if (auto err = load_dataset(dirs[i], sets[i])) {
-      fmt::print(stderr, "tileplan_fit: {}\n", *err);
+  if (mode.empty() || dirs.empty()) return usage("give a mode and at least one dataset");
+  const auto& info = time_constant_info();
+  for (const std::string& name : fixed)
+    if (std::none_of(info.begin(), info.end(), [&](const ConstantInfo& c) { return c.name == name; }))
+      return usage("--fix " + name.substr(0, 64) + " is not a run-time constant");
+  for (const auto& [name, value] : overrides)
+    if (std::none_of(info.begin(), info.end(), [&](const ConstantInfo& c) { return c.name == name; }))
+      return usage("--set " + name.substr(0, 64) + " is not a run-time constant");
+
+  Result<KernelFamily> start = family_file.empty() ? find_family(family_name) : load_family_file(family_file);
+  if (!start.ok()) return usage(start.error().message);
+  KernelFamily fam = std::move(start).value();
+  if (device_name.empty()) device_name = fam.device;
+  const std::optional<Device> found = find_device(device_name);
+  if (!found) return usage("--device '" + device_name.substr(0, 64) + "' is not a preset; choose one of: " + device_names());
+  const Device& dev = *found;
+
+  std::vector<Dataset> sets;
+  for (const std::string& dir : dirs) {
+    Result<Dataset> d = load_dataset(dir);
+    if (!d.ok()) {
+      fmt::print(stderr, "tileplan_fit: {}\n", d.error().message);
       return 2;
     }
-  const Device dev = *find_device("h200");
-  if (mode == "--show") return show_shape(dev, sets, show, rows);
-  return mode == "--registers" ? fit_registers(dev, sets) : fit_time(dev, sets, restarts, iterations, fixed, overrides);
+    sets.push_back(std::move(d).value());
+  }
+  if (mode == "--show") return show_shape(dev, sets, show, rows, fam);
+
+  std::string command = "tileplan_fit " + mode + " --device " + device_name;
+  for (const std::string& name : fixed) command += " --fix " + name;
+  for (const auto& [name, value] : overrides) command += fmt::format(" --set {}={}", name, value);
+  command += " " + quoted_list(dirs);
+  const int status = mode == "--registers" ? fit_registers(dev, sets, fam)
+                                           : fit_time(dev, sets, restarts, iterations, fixed, overrides, fam);
+  if (status != 0) return status;
+  if (mode == "--registers")
+    fam.regs_fitted_on = fmt::format("{} (compiled configurations: n_regs and occupancy as the driver reports them; "
+                                     "least squares, then a coordinate search for blocks/SM); `{}`",
+                                     quoted_list(dirs), command);
+  else
+    fam.time_fitted_on = fmt::format("calibration shapes of {} (every fourth kept aside as a check; held-out shapes "
+                                     "never read); Nelder-Mead in log space on weighted squared log error plus a "
+                                     "smooth top-1 regret; `{}`",
+                                     quoted_list(dirs), command);
+  for (const std::string& dir : dirs)
+    if (std::find(fam.data.begin(), fam.data.end(), dir) == fam.data.end()) fam.data.push_back(dir);
+  fam.device = device_name;
+  if (!new_name.empty()) fam.name = new_name;
+  if (Status s = check_family(fam); !s.ok()) {
+    fmt::print(stderr, "tileplan_fit: the fitted family is not valid: {}\n", s.error().message);
+    return 2;
+  }
+  const std::string text = family_json(fam);
+  if (output.empty()) {
+    fmt::print("\nfamily file (--output FILE writes it):\n{}", text);
+    return 0;
+  }
+  std::ofstream out(output, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) {
+    fmt::print(stderr, "tileplan_fit: --output '{}': writing failed\n", output);
+    return 2;
+  }
+  fmt::print("\nwrote {}\n", output);
+  return 0;
 }

@@ -96,6 +96,31 @@ int64_t parse_bytes(std::string_view flag, std::string_view text) {
   return v * scale;
 }
 
+Output Output::open(const std::string& path) {
+  if (path.empty() || path == "-") return Output(stdout, "standard output");
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) throw UsageError(fmt::format("--output '{}' cannot be opened for writing", path));
+  return Output(f, fmt::format("--output '{}'", path));
+}
+
+Output::~Output() {
+  if (file_ && file_ != stdout) std::fclose(file_);
+}
+
+void Output::write(std::string_view text) {
+  if (std::fwrite(text.data(), 1, text.size(), file_) != text.size())
+    throw UsageError(fmt::format("{}: writing failed", name_));
+}
+
+void Output::finish() {
+  if (!file_) return;
+  std::FILE* f = file_;
+  file_ = nullptr;
+  const bool ok = std::fflush(f) == 0 && !std::ferror(f);
+  const bool closed = f == stdout || std::fclose(f) == 0;
+  if (!ok || !closed) throw UsageError(fmt::format("{}: writing failed", name_));
+}
+
 void emit(const std::string& text, const std::string& path) {
   if (path.empty() || path == "-") {
     std::fwrite(text.data(), 1, text.size(), stdout);

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
+#include <string_view>
 #include <initializer_list>
 #include <utility>
 #include <optional>
@@ -56,6 +58,23 @@ std::vector<int64_t> parse_int_list(std::string_view flag, std::string_view text
 // A size in bytes with an optional K/KB/KiB (x1024) or M/MB/MiB (x1048576) suffix.
 int64_t parse_bytes(std::string_view flag, std::string_view text);
 
+// A checked, streamed destination: standard output, or a file.
+class Output {
+ public:
+  static Output open(const std::string& path);  // "" or "-": stdout; throws UsageError
+  Output(Output&& o) noexcept : file_(o.file_), name_(std::move(o.name_)) { o.file_ = nullptr; }
+  Output(const Output&) = delete;
+  Output& operator=(const Output&) = delete;
+  ~Output();
+  void write(std::string_view text);  // throws UsageError when the write fails
+  void finish();                      // flushes and closes; throws UsageError on failure
+
+ private:
+  Output(std::FILE* f, std::string name) : file_(f), name_(std::move(name)) {}
+  std::FILE* file_;
+  std::string name_;
+};
+
 // Writes `text` to stdout, or to `path` when it is not empty (throws UsageError).
 void emit(const std::string& text, const std::string& path = "");
 
@@ -65,5 +84,6 @@ void register_devices(CLI::App& app);
 void register_occupancy(CLI::App& app);
 void register_loop(CLI::App& app);
 void register_validate(CLI::App& app);
+void register_families(CLI::App& app);
 
 }  // namespace tileplan::cli

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   tileplan::cli::register_occupancy(app);
   tileplan::cli::register_loop(app);
   tileplan::cli::register_validate(app);
+  tileplan::cli::register_families(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,14 +1,16 @@
 // tileplan tile: sweep a search space, diagnose one configuration, or plan
 // every GEMM of a shapes file (JSON Lines).
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "common.hpp"
+#include "tileplan/family.hpp"
 #include "tileplan/gemm.hpp"
-#include "tileplan/model.hpp"
+#include "tileplan/planner.hpp"
 #include "tileplan/render/emit.hpp"
 #include "tileplan/render/tile.hpp"
 
@@ -21,6 +23,7 @@ struct TileFlags {
   std::string instr = "wgmma";
   std::string model = "calibrated";
   std::string family = "triton";
+  std::string family_file;
   std::string emit;
   DeviceFlags device;
   std::string block_m, block_n, block_k, stages, threads;
@@ -62,38 +65,91 @@ int64_t single(const CLI::App& app, const char* flag, const std::string& given, 
   return values.front();
 }
 
+// What the CLI calls the library's parameters of a problem and a search space.
+const std::initializer_list<std::pair<std::string_view, std::string_view>> kProblemFlags = {{"m/n/k", "--m/--n/--k"}};
+const std::initializer_list<std::pair<std::string_view, std::string_view>> kSpaceFlags = {
+    {"space", "the search space (--block-m x --block-n x --block-k x --stages x --threads)"}};
+
+// A problem-file line's check: the file's column names (M, N, K) for the
+// library's parameters, after "PATH:LINE: ".
+void require_with_prefix(const Status& s, const std::string& prefix) {
+  if (s.ok()) return;
+  throw UsageError(prefix + flag_message(s.error(), {{"m/n/k", "M/N/K"}, {"m", "M"}, {"n", "N"}, {"k", "K"}}));
+}
+
 bool parse_token(std::string_view tok, int64_t& out) {
   if (tok.empty()) return false;
   auto [ptr, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), out);
   return ec == std::errc() && ptr == tok.data() + tok.size();
 }
 
-// Shapes file: one `M N K` or `M,N,K` a line; `#` starts a comment.
+// Limits of a shapes file, named in the messages.
+constexpr std::size_t kMaxShapeLineBytes = 4096;
+constexpr std::size_t kMaxShapes = std::size_t{1} << 22;
+
+// Shapes file: one `M N K` or `M,N,K` a line; `#` starts a comment. Read whole
+// and checked before anything is written, so that a bad line leaves stdout empty.
 std::vector<GemmProblem> read_shapes(const std::string& path) {
-  std::ifstream f(path);
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw UsageError(fmt::format("--shapes '{}': a directory, not a file", path));
+  std::ifstream f(path, std::ios::binary);
   if (!f) throw UsageError(fmt::format("--shapes '{}': the file cannot be opened for reading", path));
   std::vector<GemmProblem> out;
   std::string line;
   int64_t number = 0;
-  while (std::getline(f, line)) {
+  while (true) {
+    line.clear();
+    int c = 0;
+    while ((c = f.get()) != std::char_traits<char>::eof() && c != '\n') {
+      if (line.size() == kMaxShapeLineBytes)
+        throw UsageError(fmt::format("{}:{}: the line is longer than {} bytes", path, number + 1, kMaxShapeLineBytes));
+      line.push_back(static_cast<char>(c));
+    }
+    if (c == std::char_traits<char>::eof() && line.empty()) break;
     ++number;
     std::string body = line.substr(0, line.find('#'));
-    for (char& c : body)
-      if (c == ',' || c == '\t' || c == '\r') c = ' ';
+    for (char& ch : body)
+      if (ch == ',' || ch == '\t' || ch == '\r') ch = ' ';
     std::istringstream tokens(body);
     std::vector<std::string> parts;
-    for (std::string t; tokens >> t;) parts.push_back(t);
+    for (std::string t; parts.size() < 4 && tokens >> t;) parts.push_back(t);
     if (parts.empty()) continue;
     GemmProblem p;
     if (parts.size() != 3 || !parse_token(parts[0], p.m) || !parse_token(parts[1], p.n) || !parse_token(parts[2], p.k))
       throw UsageError(fmt::format("{}:{}: expected three integers `M N K` or `M,N,K`, got '{}'", path, number,
                                    line.size() > 60 ? line.substr(0, 60) + "..." : line));
-    if (auto err = check_problem(p, {"M", "N", "K"})) throw UsageError(fmt::format("{}:{}: {}", path, number, *err));
+    require_with_prefix(check_problem(p), fmt::format("{}:{}: ", path, number));
+    if (out.size() == kMaxShapes)
+      throw UsageError(fmt::format("--shapes '{}': more than {} shapes; split the file", path, kMaxShapes));
     out.push_back(p);
   }
   if (f.bad()) throw UsageError(fmt::format("--shapes '{}': reading failed", path));
   if (out.empty()) throw UsageError(fmt::format("--shapes '{}': the file holds no shapes", path));
   return out;
+}
+
+// The kernel family: --family NAME (shipped) or --family-file PATH; the seed
+// model is the seed family's rule.
+KernelFamily resolve_family(const CLI::App& app, const TileFlags& fl, Model model) {
+  if (app.count("--family") && app.count("--family-file"))
+    throw UsageError("--family and --family-file cannot be combined: give one kernel family");
+  if (model == Model::seed) {
+    if (app.count("--family-file"))
+      throw UsageError("--family-file needs --model calibrated: the seed model counts accumulators only");
+    if (app.count("--family") && fl.family != "seed")
+      throw UsageError(fmt::format("--family {} needs --model calibrated: the seed model counts accumulators only",
+                                   fl.family));
+    return find_family("seed").value();
+  }
+  if (app.count("--family-file")) {
+    Result<KernelFamily> f = load_family_file(fl.family_file);
+    require(f.status(), {{"family", "--family-file"}});
+    return std::move(f).value();
+  }
+  Result<KernelFamily> f = find_family(fl.family);
+  require(f.status());
+  return std::move(f).value();
 }
 
 void run(const CLI::App& app, TileFlags fl) {
@@ -105,11 +161,7 @@ void run(const CLI::App& app, TileFlags fl) {
   if (!instr) throw UsageError(fmt::format("--instr '{}' is not one of: mma, wgmma, simt", fl.instr));
   const std::optional<Model> model = parse_model(fl.model);
   if (!model) throw UsageError(fmt::format("--model '{}' is not one of: calibrated, seed", fl.model));
-  const std::optional<Family> family = parse_family(fl.family);
-  if (!family) throw UsageError(fmt::format("--family '{}' is not one of: triton, seed", fl.family));
-  if (*model == Model::seed && *family != Family::seed && app.count("--family"))
-    throw UsageError(fmt::format("--family {} needs --model calibrated: the seed model counts accumulators only",
-                                 fl.family));
+  const KernelFamily family = resolve_family(app, fl, *model);
   std::optional<render::Emit> emit_as;
   if (!fl.emit.empty()) {
     emit_as = render::parse_emit(fl.emit);
@@ -125,18 +177,21 @@ void run(const CLI::App& app, TileFlags fl) {
   report.device = &dev;
   report.instr = *instr;
   report.model = *model;
-  report.family = *family;
+  report.family = family.name;
+  report.group_m = family.group_m;
 
   if (fl.diagnose) {
     if (!fl.shapes.empty()) throw UsageError("--diagnose and --shapes cannot be combined");
-    require(check_problem(fl.problem));
+    require(check_problem(fl.problem), kProblemFlags);
     const TileConfig cfg{single(app, "--block-m", fl.block_m, 128), single(app, "--block-n", fl.block_n, 128),
                          single(app, "--block-k", fl.block_k, 32),  single(app, "--stages", fl.stages, 3),
                          single(app, "--threads", fl.threads, 256), *instr};
     report.problem = fl.problem;
     report.diagnose = true;
     report.space_size = 1;
-    report.candidates.push_back(diagnose(fl.problem, dev, cfg, *model, *family));
+    Result<Verdict> v = diagnose(fl.problem, dev, cfg, *model, family);
+    require(v.status(), kProblemFlags);
+    report.candidates.push_back(*v);
     report.feasible_count = report.candidates.front().feasible() ? 1 : 0;
   } else {
     const SearchSpace defaults;
@@ -145,30 +200,40 @@ void run(const CLI::App& app, TileFlags fl) {
                       pick(app, "--block-k", fl.block_k, defaults.block_k),
                       pick(app, "--stages", fl.stages, defaults.stages),
                       pick(app, "--threads", fl.threads, defaults.threads)};
-    const Planner planner(dev, *instr, space, *model, *family);
-    report.space_size = space.size();
+    Result<Planner> planner = Planner::create(dev, *instr, std::move(space), *model, family);
+    require(planner.status(), kSpaceFlags);
+    report.space_size = planner->space_size();
+    report.c1_c3_count = planner->shape_independent_feasible();
     const auto topk = static_cast<std::size_t>(topk_value);
     if (!fl.shapes.empty()) {
       if (fl.format != "json" && app.count("--format"))
         throw UsageError("--shapes writes JSON Lines: --format must be json (or left out)");
-      std::string out;
+      const std::vector<GemmProblem> shapes = read_shapes(fl.shapes);
+      Output out = Output::open(fl.output);
+      std::string line;
       std::vector<Verdict> all;
       const std::string device_text = render::device_json(dev);
       report.device_json = &device_text;
-      for (const GemmProblem& p : read_shapes(fl.shapes)) {
+      for (const GemmProblem& p : shapes) {
         report.problem = p;
-        report.feasible_count = planner.plan_into(p, topk, all);
+        Result<std::size_t> n = planner->plan_into(p, topk, all);
+        require(n.status(), kProblemFlags);
+        report.feasible_count = *n;
         report.candidates.swap(all);
-        render::append_tile_json_line(report, out);
+        line.clear();
+        render::append_tile_json_line(report, line);
         report.candidates.swap(all);
-        out += '\n';
+        line += '\n';
+        out.write(line);
       }
-      emit(out, fl.output);
+      out.finish();
       return;
     }
-    require(check_problem(fl.problem));
+    require(check_problem(fl.problem), kProblemFlags);
     report.problem = fl.problem;
-    report.feasible_count = planner.plan_into(fl.problem, topk, report.candidates);
+    Result<std::size_t> n = planner->plan_into(fl.problem, topk, report.candidates);
+    require(n.status(), kProblemFlags);
+    report.feasible_count = *n;
   }
   if (emit_as)
     emit(render::emit(report, *emit_as), fl.output);
@@ -204,8 +269,11 @@ void register_tile(CLI::App& app) {
                   "seed: the reference procedure exactly")
       ->default_val("calibrated");
   cmd->add_option("--family", fl->family,
-                  "kernel family of the calibrated model: triton (fitted on H200 data) or seed (accumulators only)")
+                  "kernel family of the calibrated model, by name (see `tileplan families`): triton (fitted on H200 "
+                  "data) or seed (accumulators only)")
       ->default_val("triton");
+  cmd->add_option("--family-file", fl->family_file,
+                  "kernel family of the calibrated model, from a family file (data/families/*.json format)");
   cmd->add_option("--emit", fl->emit,
                   "print the shortlist as code: triton (triton.Config lines) or tilelang (a list of dicts)");
   cmd->add_option("--format", fl->format, "text, json or csv")

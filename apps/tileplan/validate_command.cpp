@@ -8,6 +8,7 @@
 
 #include "common.hpp"
 #include "tileplan/render/validate.hpp"
+#include "tileplan/family.hpp"
 #include "tileplan/validate.hpp"
 
 namespace tileplan::cli {
@@ -17,6 +18,7 @@ struct ValidateFlags {
   std::vector<std::string> datasets;
   std::string split = "all";
   std::string family = "triton";
+  std::string family_file;
   DeviceFlags device;
   std::string format = "text";
   std::string max_top1_geomean, max_top1_worst, max_top5_geomean;
@@ -40,20 +42,28 @@ void run(const CLI::App& app, const ValidateFlags& fl) {
   else if (fl.split == "heldout" || fl.split == "held_out") split = SplitFilter::held_out;
   else if (fl.split != "all")
     throw UsageError(fmt::format("--split '{}' is not one of: calibration, heldout, all", fl.split));
-  const std::optional<Family> family = parse_family(fl.family);
-  if (!family) throw UsageError(fmt::format("--family '{}' is not one of: triton, seed", fl.family));
+  if (app.count("--family") && app.count("--family-file"))
+    throw UsageError("--family and --family-file cannot be combined: give one kernel family");
+  Result<KernelFamily> family = app.count("--family-file") ? load_family_file(fl.family_file) : find_family(fl.family);
+  require(family.status(), {{"family", app.count("--family-file") ? "--family-file" : "--family"}});
   render::Thresholds t{threshold(app, "--max-top1-geomean", fl.max_top1_geomean),
                        threshold(app, "--max-top1-worst", fl.max_top1_worst),
                        threshold(app, "--max-top5-geomean", fl.max_top5_geomean)};
   const Device dev = fl.device.resolve();
 
-  std::vector<Dataset> sets(fl.datasets.size());
-  for (std::size_t i = 0; i < fl.datasets.size(); ++i) require(load_dataset(fl.datasets[i], sets[i]));
-  const ValidationReport result = validate(dev, sets, split, *family);
+  std::vector<Dataset> sets;
+  for (const std::string& dir : fl.datasets) {
+    Result<Dataset> d = load_dataset(dir);
+    require(d.status());
+    sets.push_back(std::move(d).value());
+  }
+  Result<ValidationReport> validated = validate(dev, sets, split, *family);
+  require(validated.status());
+  const ValidationReport& result = *validated;
   if (result.shapes.empty())
     throw UsageError(fmt::format("--split {}: no shape of the given datasets is in that split (split.json)", fl.split));
 
-  const render::ValidateReport rep{&result, fl.datasets, split, *family, dev.name, t};
+  const render::ValidateReport rep{&result, fl.datasets, split, family->name, dev.name, t};
   emit(fl.format == "json" ? render::validate_json(rep) : render::validate_text(rep), fl.output);
   if (auto miss = render::threshold_miss(result.calibrated, t)) throw CheckFailed(*miss);
 }
@@ -67,8 +77,9 @@ void register_validate(CLI::App& app) {
   cmd->add_option("datasets", fl->datasets, "dataset directories (configs.jsonl, timings.jsonl, split.json)")
       ->required();
   cmd->add_option("--split", fl->split, "shapes to score: calibration, heldout or all")->default_val("all");
-  cmd->add_option("--family", fl->family, "kernel family of the calibrated model: triton or seed")
+  cmd->add_option("--family", fl->family, "kernel family of the calibrated model, by name (see `tileplan families`)")
       ->default_val("triton");
+  cmd->add_option("--family-file", fl->family_file, "kernel family of the calibrated model, from a family file");
   fl->device.add_to(*cmd, false);
   cmd->add_option("--format", fl->format, "text or json")->default_val("text")->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("--max-top1-geomean", fl->max_top1_geomean, "exit 1 if the top-1 regret geomean exceeds X");

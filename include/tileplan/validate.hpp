@@ -20,7 +20,10 @@
 #include <vector>
 
 #include "tileplan/device.hpp"
+#include "tileplan/error.hpp"
+#include "tileplan/family.hpp"
 #include "tileplan/gemm.hpp"
+#include "tileplan/planner.hpp"
 
 namespace tileplan {
 
@@ -52,9 +55,15 @@ struct Dataset {
   std::vector<GemmProblem> calibration, held_out;  // from split.json
 };
 
-// Reads a dataset directory. Returns an error naming the file and line
-// ("DIR/timings.jsonl:12: ...") or nothing.
-std::optional<std::string> load_dataset(const std::string& dir, Dataset& out);
+// Limits on what a dataset may hold, checked as it is read.
+inline constexpr std::size_t kMaxDatasetLineBytes = 1 << 16;  // one JSON Lines line
+inline constexpr std::size_t kMaxSplitFileBytes = 1 << 24;    // split.json
+inline constexpr double kMinMeasuredMs = 1e-6, kMaxMeasuredMs = 1e6;
+
+// Reads a dataset directory. The error (parse_error or io_error) names the
+// file and line ("DIR/timings.jsonl:12: ..."); a (shape, configuration) timed
+// twice is an error.
+Result<Dataset> load_dataset(const std::string& dir);
 
 // "MxNxK" -> problem; nothing when malformed.
 std::optional<GemmProblem> parse_shape(std::string_view s);
@@ -66,11 +75,9 @@ Split split_of(const std::vector<Dataset>& datasets, const GemmProblem& p);
 // ---- scoring ----------------------------------------------------------------------
 
 // Spearman's rank correlation of x and y (average ranks for ties); 0 when
-// either has no spread.
-//   Requires: x.size() == y.size().
+// either has no spread, or when their lengths differ or are below 2.
 double spearman(const std::vector<double>& x, const std::vector<double>& y);
-// Geometric mean; 1 for an empty list.
-//   Requires: every value > 0.
+// Geometric mean; 1 for an empty list, NaN when a value is not positive.
 double geomean(const std::vector<double>& v);
 
 struct RankingScore {
@@ -79,10 +86,10 @@ struct RankingScore {
   double top5_regret = 1.0;   // min measured over the first five / best measured
   double spearman = 0.0;      // rank position against measured time
 };
-// `order`: candidate indices, best first (a permutation of 0..n-1);
-// `measured_ms`: each candidate's measured time.
-//   Requires: order.size() == measured_ms.size() >= 1, every time > 0.
-RankingScore score_ranking(const std::vector<std::size_t>& order, const std::vector<double>& measured_ms);
+// `order`: candidate indices, best first; `measured_ms`: each candidate's measured time.
+//   error (param "order", "measured_ms"): order is not a permutation of
+//   0..n-1 with n = measured_ms.size() >= 1, or a time is not positive and finite.
+Result<RankingScore> score_ranking(const std::vector<std::size_t>& order, const std::vector<double>& measured_ms);
 
 struct ShapeScore {
   std::string dataset;
@@ -110,9 +117,11 @@ struct ValidationReport {
 enum class SplitFilter { all, calibration, held_out };
 
 // Ranks each selected shape's measured configurations with the calibrated
-// model (family `family`) and with the seed model, and scores both.
-ValidationReport validate(const Device& dev, const std::vector<Dataset>& datasets, SplitFilter filter,
-                          Family family = Family::triton);
+// model (family `family`) and with the seed model, and scores both. An error
+// only for a device or family its checker refuses, or a Dataset not built by
+// load_dataset whose indices or times are out of range.
+Result<ValidationReport> validate(const Device& dev, const std::vector<Dataset>& datasets, SplitFilter filter,
+                                  const KernelFamily& family = default_family());
 ScoreSummary summarize(const std::vector<ShapeScore>& shapes, bool calibrated);
 
 }  // namespace tileplan

@@ -19,7 +19,7 @@ std::string comment(const Verdict& v, int rank) {
 std::string header(const TileReport& r) {
   const GemmProblem& p = r.problem;
   const std::string model = r.model == Model::calibrated
-                                ? fmt::format("model calibrated, family {}", to_string(r.family))
+                                ? fmt::format("model calibrated, family {}", r.family)
                                 : std::string("model seed");
   return fmt::format("# tileplan: {}x{}x{} (MxNxK) on {}, {}, {} configuration(s)\n", p.m, p.n, p.k, r.device->name,
                      model, r.candidates.size());
@@ -46,7 +46,7 @@ std::string emit(const TileReport& r, Emit e) {
   auto o = std::back_inserter(s);
   int rank = 0;
   if (e == Emit::triton) {
-    const int64_t group_m = kernel_family(r.model == Model::calibrated ? r.family : Family::seed).group_m;
+    const int64_t group_m = r.group_m;
     for (const Verdict& v : r.candidates) {
       const TileConfig& c = v.config;
       fmt::format_to(o,

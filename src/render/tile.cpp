@@ -1,5 +1,6 @@
 #include "tileplan/render/tile.hpp"
 
+#include <cmath>
 #include <iterator>
 
 #include <fmt/compile.h>
@@ -13,7 +14,10 @@ using Out = std::back_insert_iterator<std::string>;
 std::string kb(int64_t bytes) { return fmt::format("{:.1f}", static_cast<double>(bytes) / 1024.0); }
 
 // The seed model is the seed family's rule whatever the report says.
-Family report_family(const TileReport& r) { return r.model == Model::seed ? Family::seed : r.family; }
+std::string_view report_family(const TileReport& r) {
+  if (r.model == Model::seed) return "seed";
+  return r.family;
+}
 
 double tflops(const GemmProblem& p, double time_us) {
   return 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k) / time_us / 1e6;
@@ -97,7 +101,7 @@ void report_json(std::string& s, const TileReport& r) {
                  ",\"model\":\"{}\",\"family\":\"{}\",\"mode\":\"{}\",\"space_size\":{},\"feasible\":{},"
                  "\"candidates\":[",
                  p.m, p.n, p.k, p.elem_bytes, p.accum_bytes, to_string(r.instr), to_string(r.model),
-                 to_string(report_family(r)), r.diagnose ? "diagnose" : "sweep", r.space_size, r.feasible_count);
+                 report_family(r), r.diagnose ? "diagnose" : "sweep", r.space_size, r.feasible_count);
   bool first = true;
   for (const Verdict& v : r.candidates) {
     if (!first) s += ',';
@@ -111,7 +115,7 @@ std::string header(const TileReport& r) {
   const Device& d = *r.device;
   const GemmProblem& p = r.problem;
   const std::string family =
-      r.model == Model::calibrated ? fmt::format(" family={}", to_string(r.family)) : std::string();
+      r.model == Model::calibrated ? fmt::format(" family={}", r.family) : std::string();
   return fmt::format(
       "problem  {}x{}x{} (MxNxK)  fp16 in, fp32 accumulate  instr={}  model={}{}\n"
       "device   {} [{}]: {} SMs, {} KB shared/SM, {} KB/block, {} regs/SM\n",
@@ -142,7 +146,13 @@ std::string sweep_text(const TileReport& r) {
   else
     fmt::format_to(o, "all of them, {}\n\n", order);
   if (r.candidates.empty()) {
-    s += "no configuration satisfies C1-C3: widen the search space or diagnose one configuration\n";
+    if (r.c1_c3_count > 0)
+      fmt::format_to(o,
+                     "no configuration has block_K <= K = {}: the {} that satisfy C1-C3 all have a larger block_K; "
+                     "give smaller --block-k values or diagnose one configuration\n",
+                     r.problem.k, r.c1_c3_count);
+    else
+      s += "no configuration satisfies C1-C3: widen the search space or diagnose one configuration\n";
     return s;
   }
   fmt::format_to(o, "{:>4} {:>7} {:>7} {:>7} {:>6} {:>7} {:>8} {:>8} {:>6} {:>7} {:>6} {:>9} ", "rank", "block_M",
@@ -212,7 +222,7 @@ std::string diagnose_text(const TileReport& r) {
   details(Constraint::C1);
   if (r.model == Model::calibrated)
     fmt::format_to(o, "C2 registers          {:<4}  {} accumulators/thread -> {} regs/thread ({} profile), {} regs/block\n",
-                   status(Constraint::C2, false), v.accum_per_thread, v.regs_per_thread, to_string(r.family),
+                   status(Constraint::C2, false), v.accum_per_thread, v.regs_per_thread, r.family,
                    v.regs_per_block);
   else
     fmt::format_to(o, "C2 registers          {:<4}  {} accumulators/thread -> {} regs/thread, {} regs/block\n",
@@ -260,6 +270,13 @@ void csv_findings(std::string& s, const FindingList& list, const TileConfig& c) 
 }
 
 }  // namespace
+
+void append_json_number(std::string& out, double v) {
+  if (std::isfinite(v))
+    fmt::format_to(std::back_inserter(out), "{}", v);
+  else
+    out += "null";
+}
 
 void append_json_string(std::string& out, std::string_view str) {
   out += '"';

@@ -32,26 +32,36 @@ void summary_line(std::string& s, const char* name, const ScoreSummary& x, const
 }
 
 void summary_json(std::string& s, const ScoreSummary& x, const ValidationReport& r) {
-  Out o(s);
-  fmt::format_to(o,
-                 "{{\"shapes\":{},\"top1_geomean\":{},\"top1_worst\":{},\"top1_worst_shape\":\"{}\","
-                 "\"top5_geomean\":{},\"top5_worst\":{},\"spearman_mean\":{}}}",
-                 x.shapes, x.top1_geomean, x.top1_worst,
-                 x.shapes ? shape_name(r.shapes[x.top1_worst_shape].problem) : std::string(), x.top5_geomean,
-                 x.top5_worst, x.spearman_mean);
+  fmt::format_to(Out(s), "{{\"shapes\":{},\"top1_geomean\":", x.shapes);
+  append_json_number(s, x.top1_geomean);
+  s += ",\"top1_worst\":";
+  append_json_number(s, x.top1_worst);
+  s += ",\"top1_worst_shape\":";
+  append_json_string(s, x.shapes ? shape_name(r.shapes[x.top1_worst_shape].problem) : std::string());
+  s += ",\"top5_geomean\":";
+  append_json_number(s, x.top5_geomean);
+  s += ",\"top5_worst\":";
+  append_json_number(s, x.top5_worst);
+  s += ",\"spearman_mean\":";
+  append_json_number(s, x.spearman_mean);
+  s += '}';
 }
 
 void score_json(std::string& s, const RankingScore& x, const std::string& key) {
-  Out o(s);
   s += "{\"top1_key\":";
   append_json_string(s, key);
-  fmt::format_to(o, ",\"top1_regret\":{},\"top5_regret\":{},\"spearman\":{}}}", x.top1_regret, x.top5_regret,
-                 x.spearman);
+  s += ",\"top1_regret\":";
+  append_json_number(s, x.top1_regret);
+  s += ",\"top5_regret\":";
+  append_json_number(s, x.top5_regret);
+  s += ",\"spearman\":";
+  append_json_number(s, x.spearman);
+  s += '}';
 }
 
 void optional_json(std::string& s, const std::optional<double>& v) {
   if (v)
-    fmt::format_to(Out(s), "{}", *v);
+    append_json_number(s, *v);
   else
     s += "null";
 }
@@ -76,7 +86,7 @@ std::string validate_text(const ValidateReport& rep) {
   std::string s;
   Out o(s);
   fmt::format_to(o, "validate  {} shape(s), split {}, device {}, calibrated model family {}\n", r.shapes.size(),
-                 split_name(rep.split), rep.device, to_string(rep.family));
+                 split_name(rep.split), rep.device, rep.family);
   s += "regret = measured time of the pick / best measured time; rho = Spearman(model's order, measured times)\n\n";
   fmt::format_to(o, "{:<18} {:<11} {:>9} {:>20} {:>8} | {:>20} {:>6} {:>6} {:>5} | {:>6} {:>6} {:>5}\n", "shape",
                  "split", "cuBLAS ms", "best measured", "best ms", "calibrated top-1", "top-1", "top-5", "rho",
@@ -111,7 +121,7 @@ std::string validate_json(const ValidateReport& rep) {
   }
   fmt::format_to(o, "],\"split\":\"{}\",\"device\":", split_name(rep.split));
   append_json_string(s, rep.device);
-  fmt::format_to(o, ",\"family\":\"{}\",\"shapes\":[", to_string(rep.family));
+  fmt::format_to(o, ",\"family\":\"{}\",\"shapes\":[", rep.family);
   for (std::size_t i = 0; i < r.shapes.size(); ++i) {
     const ShapeScore& x = r.shapes[i];
     if (i) s += ',';
@@ -122,7 +132,9 @@ std::string validate_json(const ValidateReport& rep) {
     optional_json(s, x.cublas_ms);
     fmt::format_to(o, ",\"candidates\":{},\"best_key\":", x.candidates);
     append_json_string(s, x.best_key);
-    fmt::format_to(o, ",\"best_ms\":{},\"calibrated\":", x.best_ms);
+    s += ",\"best_ms\":";
+    append_json_number(s, x.best_ms);
+    s += ",\"calibrated\":";
     score_json(s, x.calibrated, x.calibrated_top1_key);
     s += ",\"seed\":";
     score_json(s, x.seed, x.seed_top1_key);

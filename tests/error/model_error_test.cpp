@@ -27,7 +27,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"tile --emit triton --shapes /dev/null", "--emit and --shapes"},
                       BadInput{"tile --model seed --family triton", "--family triton needs --model calibrated"},
                       BadInput{"validate", "datasets"},
-                      BadInput{"validate /nonexistent/dir", "/nonexistent/dir/configs.jsonl"},
+                      BadInput{"validate /nonexistent/dir", "/nonexistent/dir: not a dataset directory"},
                       BadInput{"validate " + source_path("data/h200-triton-v2") + " --split test", "--split 'test'"},
                       BadInput{"validate " + source_path("data/h200-triton-v2") + " --family x", "--family 'x'"},
                       BadInput{"validate " + source_path("data/h200-triton-v2") + " --max-top1-geomean abc",

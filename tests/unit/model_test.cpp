@@ -6,8 +6,11 @@
 #include <cmath>
 #include <string>
 
+#include "tileplan/family.hpp"
 #include "tileplan/gemm.hpp"
 #include "tileplan/model.hpp"
+#include "tileplan/planner.hpp"
+#include "tileplan/registers.hpp"
 #include "tileplan/occupancy.hpp"
 #include "tileplan/validate.hpp"
 
@@ -20,11 +23,12 @@ const Device& h200() {
 }
 
 Dataset load(const char* rel) {
-  Dataset d;
-  const std::optional<std::string> err = load_dataset(std::string(TILEPLAN_SOURCE_DIR) + "/" + rel, d);
-  EXPECT_FALSE(err.has_value()) << *err;
-  return d;
+  Result<Dataset> d = load_dataset(std::string(TILEPLAN_SOURCE_DIR) + "/" + rel);
+  EXPECT_TRUE(d.ok()) << d.error().message;
+  return d.ok() ? std::move(d).value() : Dataset{};
 }
+
+const KernelFamily& triton() { return default_family(); }
 
 // ---- registers ----------------------------------------------------------------------
 
@@ -35,12 +39,12 @@ class RegisterProfileOnData : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(RegisterProfileOnData, MeetsTheCriteria) {
   const Dataset d = load(GetParam());
-  const RegisterProfile& prof = kernel_family(Family::triton).regs;
+  const RegisterProfile& prof = triton().regs;
   int compiled = 0, blocks_equal = 0, within_16 = 0, spill_equal = 0;
   for (const MeasuredConfig& c : d.configs) {
     if (!c.compiled) continue;
     ++compiled;
-    const RegisterEstimate r = estimate_registers(prof, h200(), c.config, GemmProblem{});
+    const RegisterEstimate r = estimate_registers(prof, h200(), c.config, GemmProblem{}).value();
     const Occupancy o = occupancy(h200(), {c.config.threads, r.regs_per_thread, 0, c.smem_bytes, std::nullopt});
     blocks_equal += o.blocks_per_sm == c.blocks_per_sm;
     within_16 += std::llabs(r.regs_per_thread - c.regs_per_thread) <= 16;
@@ -60,7 +64,7 @@ TEST(RegisterProfile, Triton_HandDerivation) {
   // = 4 vectors; B: 64*256*2/16/256 = 8 vectors.
   // 16.119 + 1.232*128 + 2.490*4 + 2.902*8 = 206.991 -> 207.
   const RegisterEstimate r =
-      estimate_registers(kernel_family(Family::triton).regs, h200(), {128, 256, 64, 4, 256, Instr::wgmma}, {});
+      estimate_registers(triton().regs, h200(), {128, 256, 64, 4, 256, Instr::wgmma}, {}).value();
   EXPECT_EQ(r.accumulators, 128);
   EXPECT_EQ(r.demand, 207);
   EXPECT_EQ(r.regs_per_thread, 207);
@@ -68,51 +72,32 @@ TEST(RegisterProfile, Triton_HandDerivation) {
 }
 
 TEST(RegisterProfile, Triton_SpillsFrom256Accumulators) {
-  const RegisterProfile& prof = kernel_family(Family::triton).regs;
+  const RegisterProfile& prof = triton().regs;
   // 128x256 with 128 threads: 256 accumulators + a 16-register reserve > 255.
-  const RegisterEstimate a = estimate_registers(prof, h200(), {128, 256, 32, 3, 128, Instr::wgmma}, {});
+  const RegisterEstimate a = estimate_registers(prof, h200(), {128, 256, 32, 3, 128, Instr::wgmma}, {}).value();
   EXPECT_TRUE(a.spills);
   EXPECT_EQ(a.regs_per_thread, 255);  // the compiler stops at the limit
   // 64x256x128 with 128 threads: 128 accumulators; demand above 255, yet it
   // does not spill (measured: 255 registers, 0 spills).
-  const RegisterEstimate b = estimate_registers(prof, h200(), {64, 256, 128, 2, 128, Instr::wgmma}, {});
+  const RegisterEstimate b = estimate_registers(prof, h200(), {64, 256, 128, 2, 128, Instr::wgmma}, {}).value();
   EXPECT_GT(b.demand, 255);
   EXPECT_EQ(b.regs_per_thread, 255);
   EXPECT_FALSE(b.spills);
 }
 
 TEST(RegisterProfile, Seed_IsTheReferenceRule) {
-  const RegisterProfile& prof = kernel_family(Family::seed).regs;
+  const RegisterProfile& prof = find_family("seed").value().regs;
+  ASSERT_TRUE(prof.accumulators_only);
   // 128x128/128 = 128 accumulators; 128*32 = 4096 per warp is a multiple of 256.
-  EXPECT_EQ(estimate_registers(prof, h200(), {128, 128, 32, 3, 128, Instr::wgmma}, {}).regs_per_thread, 128);
+  EXPECT_EQ(estimate_registers(prof, h200(), {128, 128, 32, 3, 128, Instr::wgmma}, {}).value().regs_per_thread, 128);
   // 64x64/256 = 16 accumulators -> 16*32 = 512 per warp -> 16.
-  EXPECT_EQ(estimate_registers(prof, h200(), {64, 64, 32, 3, 256, Instr::wgmma}, {}).regs_per_thread, 16);
+  EXPECT_EQ(estimate_registers(prof, h200(), {64, 64, 32, 3, 256, Instr::wgmma}, {}).value().regs_per_thread, 16);
   // 96x8/128 = 6 -> 192 per warp, rounded up to 256 -> 8 per thread.
-  EXPECT_EQ(estimate_registers(prof, h200(), {96, 8, 16, 2, 128, Instr::mma}, {}).regs_per_thread, 8);
-  // Every tile of a small grid: the seed model's C2 numbers are this rule's.
-  for (int64_t bm : {16, 64, 256})
-    for (int64_t bn : {8, 128, 256})
-      for (int64_t th : {32, 128, 256}) {
-        const TileConfig c{bm, bn, 32, 3, th, Instr::simt};
-        const Verdict v = evaluate(c, h200(), {}, Model::seed);
-        const RegisterEstimate r = estimate_registers(prof, h200(), c, {});
-        EXPECT_EQ(r.regs_per_thread, v.regs_per_thread) << bm << "x" << bn << " " << th;
-        EXPECT_EQ(r.spills, v.regs_per_thread > 255);
-      }
-}
-
-TEST(Family, ParseAndName_RoundTrip) {
-  for (Family f : {Family::triton, Family::seed}) {
-    EXPECT_EQ(parse_family(to_string(f)), f);
-    EXPECT_EQ(kernel_family(f).name, to_string(f));
-    EXPECT_FALSE(kernel_family(f).regs_fitted_on.empty());
-    EXPECT_FALSE(kernel_family(f).time_fitted_on.empty());
-  }
-  EXPECT_FALSE(parse_family("cutlass").has_value());
+  EXPECT_EQ(estimate_registers(prof, h200(), {96, 8, 16, 2, 128, Instr::mma}, {}).value().regs_per_thread, 8);
 }
 
 TEST(TimeConstants, ArrayRoundTrip) {
-  const TimeConstants& k = kernel_family(Family::triton).time;
+  const TimeConstants& k = triton().time;
   const TimeConstants back = time_constants_from(to_array(k));
   EXPECT_EQ(to_array(back), to_array(k));
   for (double v : to_array(k)) EXPECT_GT(v, 0.0);
@@ -123,7 +108,7 @@ TEST(TimeConstants, ArrayRoundTrip) {
 // ---- run time -----------------------------------------------------------------------
 
 double time_us(const GemmProblem& p, const TileConfig& c) {
-  const Verdict v = diagnose(p, h200(), c, Model::calibrated);
+  const Verdict v = diagnose(p, h200(), c, Model::calibrated).value();
   EXPECT_TRUE(v.predicted);
   return v.predicted_us;
 }
@@ -148,12 +133,12 @@ TEST(Predict, MoreWork_NeverLessTime) {
 }
 
 TEST(Predict, PositiveAndFinite_OnEveryDefaultConfigAndShape) {
-  const Planner planner(h200(), Instr::wgmma, SearchSpace{}, Model::calibrated);
+  const Planner planner = Planner::create(h200(), Instr::wgmma, SearchSpace{}, Model::calibrated).value();
   std::vector<Verdict> out;
   for (int64_t m : {1, 16, 100, 4096, 100000})
     for (int64_t n : {8, 96, 4096})
       for (int64_t k : {16, 128, 4096, 65536}) {
-        const std::size_t n_feasible = planner.plan_into({m, n, k}, 0, out);
+        const std::size_t n_feasible = planner.plan_into({m, n, k}, 0, out).value();
         ASSERT_EQ(out.size(), n_feasible);
         double last = 0;
         for (const Verdict& v : out) {
@@ -174,7 +159,7 @@ TEST(Predict, NeverFasterThanThePeakOfItsUnits) {
   for (const Device& d : device_presets()) {
     for (Instr instr : {Instr::mma, Instr::wgmma, Instr::simt}) {
       const double peak = instr == Instr::simt ? d.simt_fp32_tflops : d.tensor_fp16_tflops;
-      const std::vector<Verdict> ranked = sweep(p, d, instr, SearchSpace{}, 0, Model::calibrated);
+      const std::vector<Verdict> ranked = sweep(p, d, instr, SearchSpace{}, 0, Model::calibrated).value();
       ASSERT_FALSE(ranked.empty()) << d.name;
       for (const Verdict& v : ranked) ASSERT_LE(flops / v.predicted_us / 1e6, peak) << d.name << " " << to_string(instr);
     }
@@ -184,16 +169,16 @@ TEST(Predict, NeverFasterThanThePeakOfItsUnits) {
   const TileConfig tile{128, 128, 32, 3, 256, Instr::wgmma};
   TileConfig simt = tile;
   simt.instr = Instr::simt;
-  EXPECT_GT(diagnose(p, h200, simt, Model::calibrated).predicted_us,
-            5.0 * diagnose(p, h200, tile, Model::calibrated).predicted_us);
+  EXPECT_GT(diagnose(p, h200, simt, Model::calibrated).value().predicted_us,
+            5.0 * diagnose(p, h200, tile, Model::calibrated).value().predicted_us);
 }
 
 TEST(Predict, PlannerAgreesWithDiagnose) {
   const GemmProblem p{1040, 4112, 2064};
-  const std::vector<Verdict> ranked = sweep(p, h200(), Instr::wgmma, SearchSpace{}, 10, Model::calibrated);
+  const std::vector<Verdict> ranked = sweep(p, h200(), Instr::wgmma, SearchSpace{}, 10, Model::calibrated).value();
   ASSERT_EQ(ranked.size(), 10u);
   for (const Verdict& v : ranked) {
-    const Verdict d = diagnose(p, h200(), v.config, Model::calibrated);
+    const Verdict d = diagnose(p, h200(), v.config, Model::calibrated).value();
     EXPECT_DOUBLE_EQ(d.predicted_us, v.predicted_us);
     EXPECT_EQ(d.blocks_per_sm, v.blocks_per_sm);
     EXPECT_EQ(d.time_bound, v.time_bound);
@@ -201,23 +186,22 @@ TEST(Predict, PlannerAgreesWithDiagnose) {
 }
 
 TEST(Predict, SpillFactor_MultipliesTheTime) {
-  const TimeConstants& k = kernel_family(Family::triton).time;
   const TileConfig c{128, 256, 32, 3, 128, Instr::wgmma};
   const GemmProblem p{4096, 4096, 4096};
-  const double clean = predict_us(h200(), p, tile_costs(h200(), c, p, 1, false, k), k, 8);
-  const double spilled = predict_us(h200(), p, tile_costs(h200(), c, p, 1, true, k), k, 8);
-  EXPECT_DOUBLE_EQ(spilled, clean * k.spill_factor);
+  const double clean = predict(h200(), p, c, 1, false, triton()).value().time_us;
+  const double spilled = predict(h200(), p, c, 1, true, triton()).value().time_us;
+  EXPECT_DOUBLE_EQ(spilled, clean * triton().time.spill_factor);
 }
 
 TEST(Predict, Bound_NamesTheLimit) {
   const TileConfig big{128, 256, 64, 4, 256, Instr::wgmma};
   // 8192^3: plenty of tiles, long K: the MMAs bound it.
-  EXPECT_EQ(diagnose({8192, 8192, 8192}, h200(), big, Model::calibrated).time_bound, TimeBound::mma);
+  EXPECT_EQ(diagnose({8192, 8192, 8192}, h200(), big, Model::calibrated).value().time_bound, TimeBound::mma);
   // 16 rows: B (8192*8192*2 = 128 MiB) streams from DRAM once; nothing else matters.
-  EXPECT_EQ(diagnose({16, 8192, 8192}, h200(), {64, 64, 128, 5, 128, Instr::wgmma}, Model::calibrated).time_bound,
+  EXPECT_EQ(diagnose({16, 8192, 8192}, h200(), {64, 64, 128, 5, 128, Instr::wgmma}, Model::calibrated).value().time_bound,
             TimeBound::dram);
   // Two stages: one load in flight cannot cover the memory latency.
-  EXPECT_EQ(diagnose({8192, 8192, 8192}, h200(), {128, 256, 64, 2, 256, Instr::wgmma}, Model::calibrated).time_bound,
+  EXPECT_EQ(diagnose({8192, 8192, 8192}, h200(), {128, 256, 64, 2, 256, Instr::wgmma}, Model::calibrated).value().time_bound,
             TimeBound::latency);
 }
 
@@ -226,21 +210,21 @@ TEST(GroupedDram, HandDerivation) {
   // 4096^3, block_M 128: A = 4096*4096*2 = 32 MiB, B = 32 MiB, C = 32 MiB.
   // 32 tile rows in groups of 8: 4 groups. One group's A rows: 8*128*4096*2 = 8 MiB;
   // B (32 MiB) fits beside it in 60 MiB of L2, so B is read once: 96 MiB.
-  EXPECT_DOUBLE_EQ(grouped_dram_bytes(d, {4096, 4096, 4096}, 128, 8), 3.0 * 33554432.0);
+  EXPECT_DOUBLE_EQ(grouped_dram_bytes(d, {4096, 4096, 4096}, 128, 8).value(), 3.0 * 33554432.0);
   // 8192^3 (a = 128 MiB each): one group's A rows take 8*128*8192*2 = 16 MiB,
   // leaving 44 MiB of L2 for B: 44/128 = 0.34375 of B stays. 64 tile rows make
   // 8 groups: B is read 1 + 7*(1 - 0.34375) = 5.59375 times.
   const double a = 8192.0 * 8192 * 2;
-  EXPECT_DOUBLE_EQ(grouped_dram_bytes(d, {8192, 8192, 8192}, 128, 8), a + 5.59375 * a + a);
+  EXPECT_DOUBLE_EQ(grouped_dram_bytes(d, {8192, 8192, 8192}, 128, 8).value(), a + 5.59375 * a + a);
   // One tile row: a single group reads B once.
-  EXPECT_DOUBLE_EQ(grouped_dram_bytes(d, {64, 8192, 8192}, 64, 8), 64.0 * 8192 * 2 + a + 64.0 * 8192 * 2);
+  EXPECT_DOUBLE_EQ(grouped_dram_bytes(d, {64, 8192, 8192}, 64, 8).value(), 64.0 * 8192 * 2 + a + 64.0 * 8192 * 2);
 }
 
 // The worked example of docs/model.md, number for number.
 TEST(Predict, WorkedExampleOfTheDocs) {
   const GemmProblem p{4096, 4096, 4096};
   const TileConfig c{128, 256, 64, 4, 256, Instr::wgmma};
-  const Verdict v = diagnose(p, h200(), c, Model::calibrated);
+  const Verdict v = diagnose(p, h200(), c, Model::calibrated).value();
   EXPECT_EQ(v.regs_per_thread, 207);
   EXPECT_EQ(v.blocks_per_sm, 1);  // 192 KB of shared memory: one block
   EXPECT_EQ(v.grid, 512);

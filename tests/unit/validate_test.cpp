@@ -63,17 +63,23 @@ TEST(ScoreRanking, RegretsOfTheOrder) {
   const std::vector<double> ms = {2.0, 1.0, 4.0, 1.5, 3.0, 2.5, 5.0};
   // Order picks candidate 2 (4.0) first: top-1 regret 4.0 / 1.0 = 4; the first
   // five (2, 6, 4, 0, 3) include 1.5 at best: top-5 regret 1.5.
-  const RankingScore s = score_ranking({2, 6, 4, 0, 3, 1, 5}, ms);
+  const RankingScore s = score_ranking({2, 6, 4, 0, 3, 1, 5}, ms).value();
   EXPECT_EQ(s.top1, 2u);
   EXPECT_DOUBLE_EQ(s.top1_regret, 4.0);
   EXPECT_DOUBLE_EQ(s.top5_regret, 1.5);
   // The measured order itself: regrets 1 and rho 1.
-  const RankingScore best = score_ranking({1, 3, 0, 5, 4, 2, 6}, ms);
+  const RankingScore best = score_ranking({1, 3, 0, 5, 4, 2, 6}, ms).value();
   EXPECT_DOUBLE_EQ(best.top1_regret, 1.0);
   EXPECT_DOUBLE_EQ(best.top5_regret, 1.0);
   EXPECT_DOUBLE_EQ(best.spearman, 1.0);
   // Fewer than five candidates: top-5 is over all of them.
-  EXPECT_DOUBLE_EQ(score_ranking({0, 1}, {3.0, 1.5}).top5_regret, 1.0);
+  EXPECT_DOUBLE_EQ(score_ranking({0, 1}, {3.0, 1.5}).value().top5_regret, 1.0);
+  // Not a permutation, empty, or a time that is not positive: an error, never a read out of bounds.
+  EXPECT_FALSE(score_ranking({0, 5}, {3.0, 1.5}).ok());
+  EXPECT_FALSE(score_ranking({0, 0}, {3.0, 1.5}).ok());
+  EXPECT_FALSE(score_ranking({}, {}).ok());
+  EXPECT_FALSE(score_ranking({0}, {3.0, 1.5}).ok());
+  EXPECT_EQ(score_ranking({1, 0}, {3.0, 0.0}).error().param, "measured_ms");
 }
 
 TEST(ParseShape, GoodAndBad) {
@@ -92,8 +98,9 @@ TEST(LoadDataset, ReadsConfigsTimingsAndSplit) {
   t.write("configs.jsonl", kConfigs);
   t.write("timings.jsonl", kTimings);
   t.write("split.json", R"({"calibration": ["4096x4096x4096"], "held_out": ["32x8192x8192"]})");
-  Dataset d;
-  ASSERT_FALSE(load_dataset(t.path(), d).has_value());
+  Result<Dataset> loaded = load_dataset(t.path());
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  const Dataset& d = *loaded;
   ASSERT_EQ(d.configs.size(), 4u);
   // Sweep order: block_M, then block_N, ...: 64x64, 128x128, 128x256, 256x256.
   EXPECT_EQ(d.configs[0].key, "64x64x32_s2_w4");
@@ -116,8 +123,9 @@ TEST(LoadDataset, SplitIsOptional) {
   TempDataset t("nosplit");
   t.write("configs.jsonl", kConfigs);
   t.write("timings.jsonl", kTimings);
-  Dataset d;
-  ASSERT_FALSE(load_dataset(t.path(), d).has_value());
+  Result<Dataset> loaded = load_dataset(t.path());
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  const Dataset& d = *loaded;
   EXPECT_FALSE(d.has_split);
 }
 
@@ -137,7 +145,11 @@ TEST(LoadDataset, ErrorsNameFileAndLine) {
        "configs.jsonl:1: missing field 'occupancy'"},
       {"configs.jsonl",
        R"({"BM": 0, "BN": 64, "BK": 32, "stages": 2, "warps": 4, "key": "a", "error": "x"})",
-       "configs.jsonl:1: configuration 'a': --block-m value 0"},
+       "configs.jsonl:1: configuration 'a': BM value 0"},
+      {"configs.jsonl",
+       R"({"BM": 64, "BN": 64, "BK": 32, "stages": 2, "warps": 288230376151711744, "key": "a", "error": "x"})",
+       "configs.jsonl:1: configuration 'a': warps 288230376151711744 must be between 1 and 2048"},
+      {"configs.jsonl", std::string(70000, ' ') + "{}\n", "configs.jsonl:1: the line is longer than 65536 bytes"},
       {"configs.jsonl", std::string(kConfigs) + kConfigs, "configs.jsonl:5: configuration '128x256x64_s4_w8' repeats line 1"},
       {"configs.jsonl", "", "holds no configurations"},
       {"timings.jsonl", std::string(kTimings) + "{\"M\": 1, \"N\": 1, \"K\": 1, \"key\": \"nope\", \"ms\": 1}\n",
@@ -145,13 +157,20 @@ TEST(LoadDataset, ErrorsNameFileAndLine) {
       {"timings.jsonl", std::string(kTimings) + "{\"M\": 1, \"N\": 1, \"K\": 1, \"key\": \"256x256x128_s4_w8\", \"ms\": 1}\n",
        "timings.jsonl:6: configuration '256x256x128_s4_w8' has a time but configs.jsonl records it as refused"},
       {"timings.jsonl", "{\"M\": 1, \"N\": 1, \"K\": 1, \"key\": \"64x64x32_s2_w4\", \"ms\": -1}\n",
-       "timings.jsonl:1: field 'ms' must be a positive number"},
+       "timings.jsonl:1: field 'ms' must be a number between 1e-06 and 1000000"},
+      {"timings.jsonl", "{\"M\": 1, \"N\": 1, \"K\": 1, \"key\": \"64x64x32_s2_w4\", \"ms\": 1e-300}\n",
+       "timings.jsonl:1: field 'ms' must be a number between"},
+      {"timings.jsonl", std::string(kTimings) + "{\"M\": 4096, \"N\": 4096, \"K\": 4096, \"key\": \"64x64x32_s2_w4\", \"ms\": 9}\n",
+       "timings.jsonl:6: shape 4096x4096x4096 configuration '64x64x32_s2_w4' repeats line 2"},
       {"timings.jsonl", "{\"M\": 1, \"N\": 1, \"K\": 1.5, \"key\": \"64x64x32_s2_w4\", \"ms\": 1}\n",
        "timings.jsonl:1: field 'K' must be an integer"},
       {"timings.jsonl", "{\"M\": 0, \"N\": 1, \"K\": 1, \"key\": \"64x64x32_s2_w4\", \"ms\": 1}\n",
        "timings.jsonl:1: M is 0"},
       {"timings.jsonl", "{\"M\": 1, \"N\": 1, \"K\": 1, \"key\": \"cublas\", \"ms\": 1}\n", "has only a cuBLAS time"},
-      {"split.json", "{\"calibration\": [\"4096x4096\"]}", "split.json: 'calibration' holds \"4096x4096\""},
+      {"split.json", "{\"calibration\": [\"4096x4096\"]}", "split.json: 'calibration' item 1 is not a shape"},
+      // Nested 100,000 deep: named by position, never dumped (a recursive dump overflowed the stack).
+      {"split.json", "{\"held_out\": [\"1x1x1\", " + std::string(100000, '[') + std::string(100000, ']') + "]}",
+       "split.json: 'held_out' item 2 is not a shape"},
       {"split.json", "[]", "split.json: not a JSON object"},
   };
   for (const BadFile& c : cases) {
@@ -159,19 +178,30 @@ TEST(LoadDataset, ErrorsNameFileAndLine) {
     t.write("configs.jsonl", kConfigs);
     t.write("timings.jsonl", kTimings);
     t.write(c.file, c.text);
-    Dataset d;
-    const std::optional<std::string> err = load_dataset(t.path(), d);
-    ASSERT_TRUE(err.has_value()) << c.expect;
-    EXPECT_NE(err->find(c.expect), std::string::npos) << *err;
-    EXPECT_EQ(err->find('\n'), std::string::npos) << *err;
+    const Result<Dataset> d = load_dataset(t.path());
+    ASSERT_FALSE(d.ok()) << c.expect;
+    const std::string& err = d.error().message;
+    EXPECT_EQ(d.error().kind, ErrorKind::parse_error) << err;
+    EXPECT_NE(err.find(c.expect), std::string::npos) << err;
+    EXPECT_EQ(err.find('\n'), std::string::npos) << err;
   }
 }
 
 TEST(LoadDataset, MissingDirectory) {
-  Dataset d;
-  const std::optional<std::string> err = load_dataset("/nonexistent/dataset", d);
-  ASSERT_TRUE(err.has_value());
-  EXPECT_NE(err->find("/nonexistent/dataset/configs.jsonl: the file cannot be opened"), std::string::npos) << *err;
+  const Result<Dataset> d = load_dataset("/nonexistent/dataset");
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.error().kind, ErrorKind::io_error);
+  EXPECT_EQ(d.error().message, "/nonexistent/dataset: not a dataset directory");
+}
+
+TEST(LoadDataset, SplitThatIsADirectory_IsAnError) {
+  TempDataset t("splitdir");
+  t.write("configs.jsonl", kConfigs);
+  t.write("timings.jsonl", kTimings);
+  std::filesystem::create_directory(t.path() + "/split.json");
+  const Result<Dataset> d = load_dataset(t.path());
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.error().message.find("split.json: not a regular file"), std::string::npos) << d.error().message;
 }
 
 TEST(Validate, ScoresBothModelsOnATinyDataset) {
@@ -179,10 +209,11 @@ TEST(Validate, ScoresBothModelsOnATinyDataset) {
   t.write("configs.jsonl", kConfigs);
   t.write("timings.jsonl", kTimings);
   t.write("split.json", R"({"calibration": ["4096x4096x4096"]})");
-  Dataset d;
-  ASSERT_FALSE(load_dataset(t.path(), d).has_value());
+  Result<Dataset> loaded = load_dataset(t.path());
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  const Dataset& d = *loaded;
   const Device dev = *find_device("h200");
-  const ValidationReport r = validate(dev, {d}, SplitFilter::all);
+  const ValidationReport r = validate(dev, {d}, SplitFilter::all).value();
   ASSERT_EQ(r.shapes.size(), 1u);
   const ShapeScore& s = r.shapes[0];
   EXPECT_EQ(s.candidates, 3u);
@@ -198,13 +229,14 @@ TEST(Validate, ScoresBothModelsOnATinyDataset) {
   EXPECT_EQ(r.calibrated.shapes, 1u);
   EXPECT_DOUBLE_EQ(r.calibrated.top1_geomean, 1.0);
   // Filters: the shape is calibration, so held-out selects nothing.
-  EXPECT_TRUE(validate(dev, {d}, SplitFilter::held_out).shapes.empty());
-  EXPECT_EQ(validate(dev, {d}, SplitFilter::calibration).shapes.size(), 1u);
+  EXPECT_TRUE(validate(dev, {d}, SplitFilter::held_out).value().shapes.empty());
+  EXPECT_EQ(validate(dev, {d}, SplitFilter::calibration).value().shapes.size(), 1u);
 }
 
 TEST(Validate, CommittedHeldOutShapesAreNotCalibration) {
-  Dataset d;
-  ASSERT_FALSE(load_dataset(std::string(TILEPLAN_SOURCE_DIR) + "/data/h200-triton-v2", d).has_value());
+  Result<Dataset> loaded = load_dataset(std::string(TILEPLAN_SOURCE_DIR) + "/data/h200-triton-v2");
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  const Dataset& d = *loaded;
   EXPECT_EQ(d.calibration.size(), 20u);
   EXPECT_EQ(d.held_out.size(), 12u);
   for (const GemmProblem& h : d.held_out)

@@ -9,6 +9,7 @@
 
 #include "tileplan/device.hpp"
 #include "tileplan/gemm.hpp"
+#include "tileplan/planner.hpp"
 
 namespace tileplan::render {
 
@@ -17,10 +18,12 @@ struct TileReport {
   GemmProblem problem;
   Instr instr = Instr::wgmma;
   Model model = Model::seed;
-  Family family = Family::triton;  // the calibrated model's kernel family
+  std::string family = "triton";   // the calibrated model's kernel family (the seed model's is "seed")
+  int64_t group_m = 8;             // the family's grouped program order (emit)
   bool diagnose = false;
   std::size_t space_size = 0;      // configurations in the search space
   std::size_t feasible_count = 0;  // of those, feasible for this problem
+  std::size_t c1_c3_count = 0;     // sweep: of those, passing C1-C3 whatever the problem's K
   std::vector<Verdict> candidates; // ranked (sweep) or the one diagnosed
   // The device as JSON, rendered once by device_json() when many reports
   // share one device (batch mode); nothing = render it each time.
@@ -38,5 +41,7 @@ std::string device_json(const Device& d);
 
 // JSON string escaping (RFC 8259) shared by the JSON renderers.
 void append_json_string(std::string& out, std::string_view s);
+// A JSON number; null for NaN and the infinities, which JSON cannot hold.
+void append_json_number(std::string& out, double v);
 
 }  // namespace tileplan::render

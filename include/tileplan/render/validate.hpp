@@ -18,7 +18,7 @@ struct ValidateReport {
   const ValidationReport* result = nullptr;
   std::vector<std::string> datasets;
   SplitFilter split = SplitFilter::all;
-  Family family = Family::triton;
+  std::string family = "triton";
   std::string device;
   Thresholds thresholds;
 };

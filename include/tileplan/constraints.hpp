@@ -1,0 +1,130 @@
+// The four constraints of the tile-size decision, checked in this order:
+//   C3 instruction shape  block sizes and threads are multiples of the MMA
+//                         instruction's shape (mma m16n8k16, wgmma m64nNk16)
+//   C1 on-chip capacity   stages * (block_M*block_K + block_K*block_N) * elem_bytes
+//                         <= shared memory per block
+//   C2 register pressure  registers per thread (tileplan/registers.hpp) <= the
+//                         per-thread limit, and blocks per SM > 0
+//   C4 parallelism        grid = ceil(M/block_M) * ceil(N/block_N) tiles over
+//                         blocks_per_SM * SMs resident blocks -> waves and the
+//                         fill of the last wave (warnings, never failures)
+// and the reference's DRAM traffic model (bytes):
+//   traffic = e*M*N*K*(1/block_N + 1/block_M) + e*M*N
+//
+// Blocks per SM follow one of two rules: the reference's (the smallest of
+// three quotients and the block limit) or the hardware's (tileplan/occupancy.hpp).
+// docs/tile.md derives each rule and works an example by hand.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "tileplan/device.hpp"
+#include "tileplan/error.hpp"
+#include "tileplan/gemm.hpp"
+#include "tileplan/occupancy.hpp"
+#include "tileplan/registers.hpp"
+
+namespace tileplan {
+
+enum class Constraint { C1, C2, C3, C4 };
+std::string_view to_string(Constraint c);
+
+// What a check found, as data; message() turns it into words.
+enum class FindingKind : uint8_t {
+  block_m_multiple,     // C3: value = block_M, limit = multiple
+  block_n_multiple,     // C3
+  block_k_multiple,     // C3
+  threads_multiple,     // C3
+  threads_per_block,    // C3: value = threads, limit = max per block
+  smem_per_block,       // C1: value = smem bytes, limit = max per block
+  regs_per_thread,      // C2: value = regs/thread, limit = max per thread
+  no_block_fits_smem,   // C1: blocks_per_SM = 0 because of shared memory
+  no_block_fits_regs,   // C2: blocks_per_SM = 0 because of registers
+  no_block_fits_threads,// C3: blocks_per_SM = 0 because of threads per SM
+  tail_wave,            // C4 warning: value = grid, limit = resident blocks
+  grid_below_sms,       // C4 warning: value = grid, limit = SMs
+};
+struct Finding {
+  FindingKind kind;
+  int64_t value;
+  int64_t limit;
+};
+Constraint constraint_of(FindingKind k);
+// One line, starting with the constraint id ("C1 ", "C2 ", "C3 ", "C4 ").
+std::string message(const Finding& f, const TileConfig& cfg);
+
+// A small fixed-capacity list, so that checking a tile never allocates.
+// Capacity 8 holds every failure one tile can collect (five C3, C1, C2 and
+// "no block fits") and every warning.
+// Only the first `size` items are ever initialised, read or copied: a check
+// costs nothing for the findings it does not have (the sweep makes hundreds).
+struct FindingList {
+  static constexpr std::size_t kCapacity = 8;
+  std::array<Finding, kCapacity> items;  // [0, size) initialised
+  std::size_t size = 0;
+  FindingList() {}  // NOLINT: leaves items uninitialised on purpose
+  FindingList(const FindingList& o) : size(o.size) { std::copy_n(o.items.data(), o.size, items.data()); }
+  FindingList& operator=(const FindingList& o) {
+    size = o.size;
+    std::copy_n(o.items.data(), o.size, items.data());
+    return *this;
+  }
+  void push(Finding f) {
+    if (size < kCapacity) items[size++] = f;
+  }
+  const Finding* begin() const { return items.data(); }
+  const Finding* end() const { return items.data() + size; }
+  bool empty() const { return size == 0; }
+};
+
+// The resource that limits blocks per SM.
+enum class Resource { none, regs, smem, threads, blocks, warps };
+std::string_view to_string(Resource r);
+
+// How blocks per SM are counted.
+enum class OccupancyRule {
+  reference,  // the book: min(regs_per_sm / regs_per_block, smem_per_sm / smem, threads_per_sm / threads, block limit)
+  hardware,   // CUDA's rules (tileplan/occupancy.hpp): allocation units, carveout, reserve
+};
+
+// C1-C4 for one tile and one problem.
+struct TileCheck {
+  TileConfig config;
+  int64_t smem_per_stage_bytes = 0;
+  int64_t smem_bytes = 0;
+  int64_t accum_per_thread = 0;
+  int64_t regs_per_thread = 0;
+  int64_t regs_per_block = 0;
+  int64_t blocks_by_regs = 0;
+  int64_t blocks_by_smem = 0;
+  int64_t blocks_by_threads = 0;
+  int64_t blocks_per_sm = 0;
+  Resource binding = Resource::none;
+  Limiter occupancy_limiter = Limiter::none;  // hardware rule only
+  bool spills = false;                         // the register estimate says the kernel spills
+  int64_t grid = 0;
+  int64_t waves = 0;
+  double last_wave_fill = 0.0;
+  FindingList failures;
+  FindingList warnings;
+  bool feasible() const { return failures.empty(); }
+};
+
+// C3, C1, C2, occupancy and C4 of `cfg` for `p`, with `regs` as the register
+// estimate and `rule` for blocks per SM. A violated constraint is a finding,
+// not an error; an error is input outside its checker's domain
+// (check_config, check_device, check_problem, check_register_profile).
+//   Ensures: feasible() == no failure; blocks_per_sm >= 1 when feasible.
+Result<TileCheck> check_tile(const TileConfig& cfg, const Device& dev, const GemmProblem& p,
+                             const RegisterProfile& regs, OccupancyRule rule);
+
+// The reference's traffic model in bytes (see the header comment), evaluated
+// in the reference's order so that the doubles agree bit for bit.
+Result<double> dram_bytes(const GemmProblem& p, const TileConfig& cfg);
+
+}  // namespace tileplan

@@ -1,0 +1,114 @@
+// A kernel family as data: whose compiler's register allocation and whose
+// measured speed the calibrated model describes. A family is a value loaded
+// from a versioned JSON file (data/families/*.json, format below): its
+// register profile, the run-time model's fitted constants, each constant with
+// the data and method it came from, the device and tile space it was fitted
+// on. The equations that use them are the same for every family
+// (tileplan/registers.hpp, tileplan/model.hpp); `tileplan_fit` writes such a
+// file. The shipped files are compiled into the library and found by name.
+//
+// File format, version 1 (every key required unless marked optional):
+//   {
+//     "format": "tileplan-family", "version": 1,
+//     "name": "triton",                       [a-z0-9_-]{1,64}
+//     "kernel": "...",                        what the profile describes
+//     "device": "h200",                       the preset it was fitted on
+//     "input_types": ["float16"], "accumulator": "float32",
+//     "group_m": 8,                           tile rows per group in the program order, 1..65536
+//     "space": {"block_m": [...], "block_n": [...], "block_k": [...],
+//               "stages": [...], "threads": [...]},   the tiles it was fitted on
+//     "data": ["data/h200-triton", ...],      datasets it was fitted on (may be empty)
+//     "registers": {"rule": "fitted" | "accumulators_only", "fitted_on": "...",
+//                   "constants": {"base": {"value": 16.119, "fitted_on": "..."}, ...}},
+//                   (accumulators_only: "constants" optional, all zero)
+//     "time": {"fitted_on": "...",
+//              "constants": {"mma_n_half": {"value": 36.3, "fitted_on": "..."}, ...}}
+//   }
+// A constant's "fitted_on" is optional (the section's is used); units and
+// descriptions live in the code (register_constant_info, time_constant_info).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tileplan/error.hpp"
+#include "tileplan/gemm.hpp"
+#include "tileplan/registers.hpp"
+
+namespace tileplan {
+
+// X(name, unit, description)
+#define TILEPLAN_TIME_CONSTANTS(X)                                                                      \
+  X(mma_n_half, "columns", "warpgroup tile width at which the MMA rate is half the device's peak")   \
+  X(iteration_cycles, "cycles", "fixed cost of one main-loop iteration beside its MMAs (waits, barrier)") \
+  X(load_latency_cycles, "cycles", "round trip of one pipeline stage whose data hit in L2")           \
+  X(miss_latency_cycles, "cycles", "added round trip when a stage's data come from DRAM")             \
+  X(tile_overhead_us, "us", "fixed cost of one program: start, pipeline fill, drain")                 \
+  X(epilogue_factor, "", "cost of writing the C tile, in units of its bytes at the SM's L2 bandwidth") \
+  X(launch_us, "us", "fixed cost of one kernel: launch, first wave's ramp, last wave's drain")          \
+  X(spill_factor, "", "slowdown of a kernel whose accumulators spill to local memory")
+
+struct TimeConstants {
+#define TILEPLAN_X(name, unit, desc) double name = 0;
+  TILEPLAN_TIME_CONSTANTS(TILEPLAN_X)
+#undef TILEPLAN_X
+};
+inline constexpr std::size_t kTimeConstantCount = 0
+#define TILEPLAN_X(name, unit, desc) +1
+    TILEPLAN_TIME_CONSTANTS(TILEPLAN_X)
+#undef TILEPLAN_X
+    ;
+const std::array<ConstantInfo, kTimeConstantCount>& time_constant_info();
+std::array<double, kTimeConstantCount> to_array(const TimeConstants& c);
+TimeConstants time_constants_from(const std::array<double, kTimeConstantCount>& v);
+// Every constant finite, 0 <= value <= 1e9, spill_factor >= 1.
+//   error param: the constant's name.
+Status check_time_constants(const TimeConstants& c);
+
+inline constexpr int64_t kFamilyFormatVersion = 1;
+// Family files larger than this are refused before they are read.
+inline constexpr std::size_t kMaxFamilyFileBytes = std::size_t{1} << 20;
+
+struct KernelFamily {
+  int64_t version = kFamilyFormatVersion;
+  std::string name;
+  std::string kernel;                  // what the profile describes
+  std::string device;                  // preset the constants were fitted on
+  std::vector<std::string> input_types;
+  std::string accumulator = "float32";
+  int64_t group_m = 8;                 // tile rows per group in the program order
+  SearchSpace space;                   // the tiles it was fitted on
+  std::vector<std::string> data;       // datasets it was fitted on
+  std::string file;                    // where it was loaded from ("data/families/triton.json" if shipped)
+  RegisterProfile regs;
+  std::string regs_fitted_on;
+  std::array<std::string, kRegisterConstantCount> regs_sources;  // per constant; empty = regs_fitted_on
+  TimeConstants time;
+  std::string time_fitted_on;
+  std::array<std::string, kTimeConstantCount> time_sources;      // per constant; empty = time_fitted_on
+};
+
+// Every field as the file format requires it (name, group_m, constants).
+//   error param: the field's name.
+Status check_family(const KernelFamily& f);
+
+// A family from the text of a file (`origin` names it in errors and becomes `file`).
+//   error: parse_error naming the key and the rule, e.g. "origin: 'time.constants.launch_us.value' must be a number".
+Result<KernelFamily> parse_family(std::string_view json_text, std::string_view origin);
+// A family from a file: io_error when it cannot be read or exceeds kMaxFamilyFileBytes.
+Result<KernelFamily> load_family_file(const std::string& path);
+// The file's text for a family (parse_family(family_json(f)) == f, doubles exact).
+std::string family_json(const KernelFamily& f);
+
+// The families shipped with the library (data/families/*.json, compiled in), by name.
+const std::vector<KernelFamily>& shipped_families();
+//   error: not_found, param "family", naming the shipped ones.
+Result<KernelFamily> find_family(std::string_view name);
+// The default family of the calibrated model: the shipped "triton".
+const KernelFamily& default_family();
+
+}  // namespace tileplan

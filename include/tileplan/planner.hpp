@@ -1,0 +1,102 @@
+// The tile-size decision for a GEMM: sweep a search space, keep what passes
+// C1-C4 (tileplan/constraints.hpp), rank it, or diagnose one configuration.
+//
+// Model::seed reproduces the book's reference script exactly (accumulator-only
+// registers, blocks/SM as a min of three quotients, ranking by least traffic).
+// Model::calibrated estimates registers with a kernel family's profile, takes
+// blocks/SM as the hardware grants them and ranks by predicted time
+// (tileplan/family.hpp, tileplan/model.hpp, docs/model.md).
+//
+//   auto planner = tileplan::Planner::create(*tileplan::find_device("h200"), tileplan::Instr::wgmma,
+//                                            tileplan::SearchSpace{}, tileplan::Model::calibrated,
+//                                            tileplan::default_family());
+//   if (!planner) return planner.error();
+//   auto best = planner->plan({.m = 4096, .n = 4096, .k = 4096}, 1);  // Result<std::vector<Verdict>>
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "tileplan/constraints.hpp"
+#include "tileplan/device.hpp"
+#include "tileplan/error.hpp"
+#include "tileplan/family.hpp"
+#include "tileplan/gemm.hpp"
+#include "tileplan/model.hpp"
+
+namespace tileplan {
+
+enum class Model { seed, calibrated };
+std::string_view to_string(Model m);
+std::optional<Model> parse_model(std::string_view s);
+
+// One configuration for one problem: its constraints, its traffic and (under
+// the calibrated model) its predicted time.
+struct Verdict : TileCheck {
+  double dram_bytes = 0.0;    // seed: the reference's traffic; calibrated: under the grouped order
+  bool predicted = false;     // calibrated model: predicted_us holds a prediction
+  double predicted_us = 0.0;  // kernel time
+  TimeBound time_bound = TimeBound::none;
+};
+
+// Plans many problems against one device and search space: the
+// shape-independent work (C1-C3, occupancy) is done once, in create().
+class Planner {
+ public:
+  // Checks the device, every value of the space (check_config), the space's
+  // size (space_size) and, for the calibrated model, the family (check_family).
+  static Result<Planner> create(Device dev, Instr instr, SearchSpace space, Model model = Model::seed,
+                                KernelFamily family = default_family());
+  // Feasible configurations for p, best first; topk = 0 keeps all. An error
+  // only when p fails check_problem.
+  //   Ensures (seed): the order is the reference's stable sort by (round(traffic),
+  //   -blocks_per_sm, smem_bytes) over the sweep order block_M, block_N,
+  //   block_K, stages, threads (outermost first).
+  //   Ensures (calibrated): ascending predicted_us, ties in sweep order.
+  //   A configuration whose block_K exceeds K is not a candidate.
+  Result<std::vector<Verdict>> plan(const GemmProblem& p, std::size_t topk = 0) const;
+  // Same, into a caller's buffer (reused across calls to avoid allocation);
+  // returns how many configurations were candidates before the topk cut.
+  Result<std::size_t> plan_into(const GemmProblem& p, std::size_t topk, std::vector<Verdict>& out) const;
+  // Configurations in the space (repeats removed) and those of them that pass
+  // C1-C3 (before the block_K <= K filter of a particular problem).
+  std::size_t space_size() const { return space_size_; }
+  std::size_t shape_independent_feasible() const { return feasible_.size(); }
+  // The smallest block_K of the space: a problem with K below it has no candidate.
+  int64_t min_block_k() const { return space_.block_k.front(); }
+  const Device& device() const { return dev_; }
+  Model model() const { return model_; }
+  const KernelFamily& family() const { return family_; }
+
+ private:
+  Planner() = default;
+  Device dev_;
+  Instr instr_ = Instr::wgmma;
+  SearchSpace space_;
+  std::size_t space_size_ = 0;
+  Model model_ = Model::seed;
+  KernelFamily family_;
+  std::vector<Verdict> feasible_;  // in sweep order
+  std::vector<TileCosts> costs_;   // calibrated: the prediction's shape-independent part, per feasible_
+};
+
+// Convenience: one problem, one call.
+Result<std::vector<Verdict>> sweep(const GemmProblem& p, const Device& dev, Instr instr, const SearchSpace& space,
+                                   std::size_t topk = 0, Model model = Model::seed,
+                                   const KernelFamily& family = default_family());
+// Diagnose one configuration for a problem (failures included).
+Result<Verdict> diagnose(const GemmProblem& p, const Device& dev, const TileConfig& cfg, Model model = Model::seed,
+                         const KernelFamily& family = default_family());
+// Rank given configurations for p the way the sweep would: candidates in the
+// model's order (ties by position in `configs`), then the others (infeasible,
+// or block_K > K) in their given order. Returns indices into `configs`;
+// `verdicts` (if given) receives each configuration's diagnosis, in the order of `configs`.
+Result<std::vector<std::size_t>> rank_configs(const GemmProblem& p, const Device& dev,
+                                              const std::vector<TileConfig>& configs, Model model,
+                                              const KernelFamily& family = default_family(),
+                                              std::vector<Verdict>* verdicts = nullptr);
+
+}  // namespace tileplan

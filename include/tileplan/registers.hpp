@@ -1,0 +1,75 @@
+// Registers per thread as a kernel family's compiler allocates them: C2's
+// estimate. The one copy of both rules, the reference's and the fitted one.
+//
+//   accumulators = ceil(block_M*block_N / threads) * accum_bytes/4
+// Reference rule (accumulators_only), from the book's tile_decision.py:
+//   regs         = roundup(accumulators * warp_size, reg_alloc_unit) / warp_size
+//   spills       = regs > regs_per_thread_max
+// Fitted rule (a kernel family's profile, data/families/*.json):
+//   a_vectors    = block_M*block_K*elem_bytes / 16 / threads   (16-byte loads of A per stage)
+//   b_vectors    = block_K*block_N*elem_bytes / 16 / threads
+//   demand       = round(base + per_accumulator*accumulators
+//                        + per_a_vector*a_vectors + per_b_vector*b_vectors), at least 1
+//   regs         = min(demand, regs_per_thread_max)
+//   spills       = accumulators + spill_reserve > regs_per_thread_max
+// docs/model.md §1 works an example by hand.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "tileplan/device.hpp"
+#include "tileplan/error.hpp"
+#include "tileplan/gemm.hpp"
+
+namespace tileplan {
+
+// X(name, unit, description)
+#define TILEPLAN_REGISTER_CONSTANTS(X)                                                    \
+  X(base, "regs", "registers independent of the tile (indices, pointers, loop state)")     \
+  X(per_accumulator, "regs", "registers per fp32 accumulator per thread")                  \
+  X(per_a_vector, "regs", "registers per 16-byte load of A per thread and stage")          \
+  X(per_b_vector, "regs", "registers per 16-byte load of B per thread and stage")          \
+  X(spill_reserve, "regs", "registers a thread needs beside its accumulators before it spills")
+
+struct RegisterProfile {
+  bool accumulators_only = false;  // the reference rule: nothing but accumulators
+#define TILEPLAN_X(name, unit, desc) double name = 0;
+  TILEPLAN_REGISTER_CONSTANTS(TILEPLAN_X)
+#undef TILEPLAN_X
+};
+
+// A name, unit and description per fitted constant, for files and listings.
+struct ConstantInfo {
+  std::string_view name, unit, description;
+};
+inline constexpr std::size_t kRegisterConstantCount = 0
+#define TILEPLAN_X(name, unit, desc) +1
+    TILEPLAN_REGISTER_CONSTANTS(TILEPLAN_X)
+#undef TILEPLAN_X
+    ;
+const std::array<ConstantInfo, kRegisterConstantCount>& register_constant_info();
+std::array<double, kRegisterConstantCount> to_array(const RegisterProfile& r);
+RegisterProfile register_profile_from(const std::array<double, kRegisterConstantCount>& v,
+                                      bool accumulators_only = false);
+
+// Every constant finite with |value| <= kMaxRegisterConstant (so that no
+// estimate leaves 64 bits).
+inline constexpr double kMaxRegisterConstant = 1e6;
+//   error param: the constant's name ("per_accumulator").
+Status check_register_profile(const RegisterProfile& r);
+
+struct RegisterEstimate {
+  int64_t accumulators = 0;     // fp32 accumulator registers per thread
+  int64_t regs_per_thread = 0;  // what the compiler allocates (the reference rule does not cap it)
+  int64_t demand = 0;           // the estimate before the per-thread limit
+  bool spills = false;
+};
+// Checks the profile, device, configuration and problem (their checkers'
+// errors) before it estimates.
+Result<RegisterEstimate> estimate_registers(const RegisterProfile& prof, const Device& dev, const TileConfig& cfg,
+                                            const GemmProblem& p);
+
+}  // namespace tileplan

@@ -1,0 +1,236 @@
+#include "tileplan/constraints.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "detail.hpp"
+
+namespace tileplan {
+
+using detail::ceil_div;
+
+std::string_view to_string(Constraint c) {
+  switch (c) {
+    case Constraint::C1: return "C1";
+    case Constraint::C2: return "C2";
+    case Constraint::C3: return "C3";
+    case Constraint::C4: return "C4";
+  }
+  return "?";
+}
+
+std::string_view to_string(Resource r) {
+  switch (r) {
+    case Resource::none: return "";
+    case Resource::regs: return "regs";
+    case Resource::smem: return "smem";
+    case Resource::threads: return "threads";
+    case Resource::blocks: return "blocks";
+    case Resource::warps: return "warps";
+  }
+  return "?";
+}
+
+Constraint constraint_of(FindingKind k) {
+  switch (k) {
+    case FindingKind::block_m_multiple:
+    case FindingKind::block_n_multiple:
+    case FindingKind::block_k_multiple:
+    case FindingKind::threads_multiple:
+    case FindingKind::threads_per_block:
+    case FindingKind::no_block_fits_threads: return Constraint::C3;
+    case FindingKind::smem_per_block:
+    case FindingKind::no_block_fits_smem: return Constraint::C1;
+    case FindingKind::regs_per_thread:
+    case FindingKind::no_block_fits_regs: return Constraint::C2;
+    case FindingKind::tail_wave:
+    case FindingKind::grid_below_sms: return Constraint::C4;
+  }
+  return Constraint::C4;
+}
+
+std::string message(const Finding& f, const TileConfig& cfg) {
+  const std::string_view instr = to_string(cfg.instr);
+  switch (f.kind) {
+    case FindingKind::block_m_multiple:
+      return fmt::format("C3 block_M {} must be a multiple of {} for {}", f.value, f.limit, instr);
+    case FindingKind::block_n_multiple:
+      return fmt::format("C3 block_N {} must be a multiple of {} for {}", f.value, f.limit, instr);
+    case FindingKind::block_k_multiple:
+      return fmt::format("C3 block_K {} must be a multiple of {} for {}", f.value, f.limit, instr);
+    case FindingKind::threads_multiple:
+      return fmt::format("C3 {} threads must be a multiple of {} for {}", f.value, f.limit, instr);
+    case FindingKind::threads_per_block:
+      return fmt::format("C3 {} threads exceed the {}-thread block limit", f.value, f.limit);
+    case FindingKind::smem_per_block:
+      return fmt::format("C1 {} stages need {} B of shared memory, more than the {} B a block may use",
+                         cfg.stages, f.value, f.limit);
+    case FindingKind::regs_per_thread:
+      return fmt::format("C2 {} registers per thread exceed the limit of {}: the kernel would spill",
+                         f.value, f.limit);
+    case FindingKind::no_block_fits_smem:
+      return fmt::format("C1 not one block fits on an SM: {} B of shared memory against {} B", f.value,
+                         f.limit);
+    case FindingKind::no_block_fits_regs:
+      return fmt::format("C2 not one block fits on an SM: {} registers per block against {}", f.value,
+                         f.limit);
+    case FindingKind::no_block_fits_threads:
+      return fmt::format("C3 not one block fits on an SM: {} threads against {}", f.value, f.limit);
+    case FindingKind::tail_wave: {
+      // A finding can come from a caller: no division by a limit below 1.
+      const int64_t limit = std::max<int64_t>(f.limit, 1);
+      const int64_t rem = f.value % limit;
+      return fmt::format("C4 the last wave fills {:.0f}% of the machine ({} tiles over {} resident blocks)",
+                         100.0 * static_cast<double>(rem) / static_cast<double>(limit), f.value, f.limit);
+    }
+    case FindingKind::grid_below_sms:
+      return fmt::format("C4 {} tiles cannot occupy {} SMs: most of the machine idles", f.value, f.limit);
+  }
+  return "?";
+}
+
+
+Result<TileCheck> check_tile(const TileConfig& cfg, const Device& dev, const GemmProblem& p,
+                             const RegisterProfile& regs, OccupancyRule rule) {
+  for (const Status& s : {check_config(cfg), check_device(dev), check_problem(p), check_register_profile(regs)})
+    if (!s.ok()) return s.error();
+  if (rule != OccupancyRule::reference && rule != OccupancyRule::hardware)
+    return Error{ErrorKind::invalid_argument, "rule", "rule is not one of reference, hardware"};
+  TileCheck v = detail::check_resources(cfg, dev, p, regs, rule, detail::Depth::full);
+  detail::finish_parallelism(v, p, dev);
+  return v;
+}
+
+Result<double> dram_bytes(const GemmProblem& p, const TileConfig& cfg) {
+  for (const Status& s : {check_config(cfg), check_problem(p)})
+    if (!s.ok()) return s.error();
+  return detail::reference_traffic(p, cfg);
+}
+
+namespace detail {
+namespace {
+
+Resource resource_of(Limiter l) {
+  switch (l) {
+    case Limiter::none: return Resource::none;
+    case Limiter::warps: return Resource::warps;
+    case Limiter::regs: return Resource::regs;
+    case Limiter::smem: return Resource::smem;
+    case Limiter::blocks: return Resource::blocks;
+  }
+  return Resource::none;
+}
+
+// Blocks per SM as CUDA grants them (tileplan/occupancy.hpp).
+void hardware_occupancy(TileCheck& v, const TileConfig& cfg, const Device& dev) {
+  // A block over the per-block thread or shared-memory limit (C3 or C1 has
+  // failed) cannot be placed at all: leave its occupancy at zero.
+  for (const Finding& f : v.failures)
+    if (f.kind == FindingKind::threads_per_block || f.kind == FindingKind::smem_per_block) return;
+  const OccupancyInput in{cfg.threads, v.regs_per_thread, 0, v.smem_bytes, std::nullopt};
+  const Occupancy o = occupancy(dev, in);
+  v.blocks_by_regs = o.blocks_by_regs;
+  v.blocks_by_smem = o.blocks_by_smem;
+  v.blocks_by_threads = o.blocks_by_warps;
+  v.blocks_per_sm = o.blocks_per_sm;
+  v.occupancy_limiter = o.limiter;
+  if (v.blocks_per_sm > 0) {
+    v.binding = resource_of(o.limiter);
+    return;
+  }
+  switch (o.limiter) {
+    case Limiter::smem: v.failures.push({FindingKind::no_block_fits_smem, v.smem_bytes, dev.smem_per_sm_bytes}); break;
+    case Limiter::warps:
+      v.failures.push({FindingKind::no_block_fits_threads, cfg.threads, dev.max_threads_per_sm});
+      break;
+    default: v.failures.push({FindingKind::no_block_fits_regs, v.regs_per_block, dev.regs_per_sm}); break;
+  }
+}
+
+// The reference's blocks per SM: the smallest of three quotients and the block limit.
+void reference_occupancy(TileCheck& v, const TileConfig& cfg, const Device& dev) {
+  v.blocks_by_regs = dev.regs_per_sm / std::max<int64_t>(v.regs_per_block, 1);
+  v.blocks_by_smem = dev.smem_per_sm_bytes / std::max<int64_t>(v.smem_bytes, 1);
+  v.blocks_by_threads = dev.max_threads_per_sm / std::max<int64_t>(cfg.threads, 1);
+  v.blocks_per_sm = std::max<int64_t>(
+      std::min({v.blocks_by_regs, v.blocks_by_smem, v.blocks_by_threads, dev.max_blocks_per_sm}), 0);
+  // Binding: the first of (regs, smem, threads) with the fewest blocks.
+  Resource binding = Resource::regs;
+  int64_t least = v.blocks_by_regs;
+  if (v.blocks_by_smem < least) binding = Resource::smem, least = v.blocks_by_smem;
+  if (v.blocks_by_threads < least) binding = Resource::threads, least = v.blocks_by_threads;
+  if (v.blocks_per_sm > 0) {
+    v.binding = binding;
+    return;
+  }
+  switch (binding) {
+    case Resource::smem: v.failures.push({FindingKind::no_block_fits_smem, v.smem_bytes, dev.smem_per_sm_bytes}); break;
+    case Resource::threads:
+      v.failures.push({FindingKind::no_block_fits_threads, cfg.threads, dev.max_threads_per_sm});
+      break;
+    default: v.failures.push({FindingKind::no_block_fits_regs, v.regs_per_block, dev.regs_per_sm}); break;
+  }
+}
+
+}  // namespace
+
+TileCheck check_resources(const TileConfig& cfg, const Device& dev, const GemmProblem& p, const RegisterProfile& regs,
+                          OccupancyRule rule, Depth depth) {
+  TileCheck v;
+  v.config = cfg;
+
+  // C3: instruction shape.
+  const InstrShape s = instr_shape(cfg.instr);
+  if (cfg.block_m % s.m) v.failures.push({FindingKind::block_m_multiple, cfg.block_m, s.m});
+  if (cfg.block_n % s.n) v.failures.push({FindingKind::block_n_multiple, cfg.block_n, s.n});
+  if (cfg.block_k % s.k) v.failures.push({FindingKind::block_k_multiple, cfg.block_k, s.k});
+  if (cfg.threads % s.threads) v.failures.push({FindingKind::threads_multiple, cfg.threads, s.threads});
+  if (cfg.threads > dev.max_threads_per_block)
+    v.failures.push({FindingKind::threads_per_block, cfg.threads, dev.max_threads_per_block});
+
+  // C1: stages * (block_M*block_K + block_K*block_N) * elem_bytes.
+  v.smem_per_stage_bytes = (cfg.block_m * cfg.block_k + cfg.block_k * cfg.block_n) * p.elem_bytes;
+  v.smem_bytes = v.smem_per_stage_bytes * cfg.stages;
+  if (v.smem_bytes > dev.smem_per_block_max_bytes)
+    v.failures.push({FindingKind::smem_per_block, v.smem_bytes, dev.smem_per_block_max_bytes});
+  if (depth == Depth::until_failure && !v.failures.empty()) return v;
+
+  // C2: the register estimate (the reference's rule or a family's profile).
+  const RegisterEstimate r = detail::estimate_registers(regs, dev, cfg, p);
+  v.accum_per_thread = ceil_div(cfg.block_m * cfg.block_n, cfg.threads);
+  v.regs_per_thread = r.regs_per_thread;
+  v.spills = r.spills;
+  if (r.spills)
+    v.failures.push({FindingKind::regs_per_thread, std::max(r.demand, dev.regs_per_thread_max + 1),
+                     dev.regs_per_thread_max});
+  v.regs_per_block = v.regs_per_thread * cfg.threads;
+
+  if (rule == OccupancyRule::hardware)
+    hardware_occupancy(v, cfg, dev);
+  else
+    reference_occupancy(v, cfg, dev);
+  return v;
+}
+
+void finish_parallelism(TileCheck& v, const GemmProblem& p, const Device& dev) {
+  const TileConfig& c = v.config;
+  v.grid = ceil_div(p.m, c.block_m) * ceil_div(p.n, c.block_n);
+  const int64_t resident = std::max<int64_t>(v.blocks_per_sm * dev.sm_count, 1);
+  v.waves = ceil_div(v.grid, resident);
+  const int64_t rem = v.grid % resident;
+  v.last_wave_fill = rem ? static_cast<double>(rem) / static_cast<double>(resident) : 1.0;
+  if (v.waves > 1 && v.last_wave_fill < 0.5) v.warnings.push({FindingKind::tail_wave, v.grid, resident});
+  if (v.grid < dev.sm_count) v.warnings.push({FindingKind::grid_below_sms, v.grid, dev.sm_count});
+}
+
+double reference_traffic(const GemmProblem& p, const TileConfig& cfg) {
+  // Evaluated in the reference's order so that the doubles agree bit for bit.
+  const double mnk = static_cast<double>(p.elem_bytes * p.m * p.n * p.k);
+  const double reuse = 1.0 / static_cast<double>(cfg.block_n) + 1.0 / static_cast<double>(cfg.block_m);
+  const double mn = static_cast<double>(p.elem_bytes * p.m * p.n);
+  return mnk * reuse + mn;
+}
+
+}  // namespace detail
+}  // namespace tileplan

@@ -1,0 +1,45 @@
+// The library's unchecked fast paths, for its own layers only (never
+// installed): each public entry point checks its inputs once and then calls
+// these, which assume what the public function's checkers guarantee.
+#pragma once
+
+#include <cstdint>
+
+#include "tileplan/constraints.hpp"
+#include "tileplan/device.hpp"
+#include "tileplan/family.hpp"
+#include "tileplan/gemm.hpp"
+#include "tileplan/model.hpp"
+#include "tileplan/registers.hpp"
+
+namespace tileplan::detail {
+
+constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Requires: the inputs pass check_register_profile, check_device, check_config, check_problem.
+RegisterEstimate estimate_registers(const RegisterProfile& prof, const Device& dev, const TileConfig& cfg,
+                                    const GemmProblem& p);
+
+// How far to go once C3 or C1 has failed: a diagnosis reports every
+// constraint; a sweep drops the tile, so it stops there.
+enum class Depth { full, until_failure };
+// C3, C1, C2 and occupancy (no C4).   Requires: as estimate_registers.
+TileCheck check_resources(const TileConfig& cfg, const Device& dev, const GemmProblem& p, const RegisterProfile& regs,
+                          OccupancyRule rule, Depth depth);
+// C4: grid, waves, last-wave fill and their warnings.
+void finish_parallelism(TileCheck& v, const GemmProblem& p, const Device& dev);
+// The reference's traffic.
+double reference_traffic(const GemmProblem& p, const TileConfig& cfg);
+
+// Requires: as estimate_registers, blocks_per_sm >= 1, check_time_constants(k).
+TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem& p, int64_t blocks_per_sm,
+                     bool spills, const TimeConstants& k);
+// Requires: p passes check_problem, t from tile_costs, group_m >= 1.
+Prediction predict(const Device& dev, const GemmProblem& p, const TileCosts& t, const TimeConstants& k,
+                   int64_t group_m);
+// Only the time, for ranking many configurations (the same equations).
+double predict_us(const Device& dev, const GemmProblem& p, const TileCosts& t, const TimeConstants& k,
+                  int64_t group_m);
+double grouped_dram_bytes(const Device& dev, const GemmProblem& p, int64_t block_m, int64_t group_m);
+
+}  // namespace tileplan::detail

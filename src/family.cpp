@@ -1,0 +1,366 @@
+#include "tileplan/family.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "family_files.hpp"
+
+namespace tileplan {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::array<ConstantInfo, kTimeConstantCount> kTimeInfo{{
+#define TILEPLAN_X(name, unit, desc) {#name, unit, desc},
+    TILEPLAN_TIME_CONSTANTS(TILEPLAN_X)
+#undef TILEPLAN_X
+}};
+
+// What a JSON value is, in words (never its text: a hostile value can be
+// nested deep enough to exhaust the stack of a recursive dump).
+std::string_view kind_of(const json& j) {
+  switch (j.type()) {
+    case json::value_t::null: return "null";
+    case json::value_t::object: return "an object";
+    case json::value_t::array: return "a list";
+    case json::value_t::string: return "a string";
+    case json::value_t::boolean: return "a boolean";
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned: return "an integer";
+    case json::value_t::number_float: return "a number";
+    default: return "not a value";
+  }
+}
+
+// Reads one file's keys; the first violation becomes the error.
+class Reader {
+ public:
+  explicit Reader(std::string_view origin) : origin_(origin) {}
+  bool failed() const { return !error_.empty(); }
+  Error error() const { return Error{ErrorKind::parse_error, "family", error_}; }
+
+  void fail(std::string_view key, std::string_view rule) {
+    if (error_.empty()) error_ = fmt::format("family {}: '{}' {}", origin_, key, rule);
+  }
+  const json* get(const json& obj, std::string_view key, std::string_view path, bool required = true) {
+    if (failed()) return nullptr;
+    const auto it = obj.find(key);
+    if (it == obj.end()) {
+      if (required) fail(path, "is missing");
+      return nullptr;
+    }
+    return &*it;
+  }
+  std::string string(const json& obj, std::string_view key, std::string_view path, bool required = true,
+                     std::size_t max_length = 4096) {
+    const json* j = get(obj, key, path, required);
+    if (!j) return {};
+    if (!j->is_string()) {
+      fail(path, fmt::format("must be a string, not {}", kind_of(*j)));
+      return {};
+    }
+    std::string s = j->get<std::string>();
+    if (s.size() > max_length) fail(path, fmt::format("must be at most {} characters", max_length));
+    return s;
+  }
+  int64_t integer(const json& obj, std::string_view key, std::string_view path, int64_t lo, int64_t hi) {
+    const json* j = get(obj, key, path);
+    if (!j) return 0;
+    if (!j->is_number_integer()) {
+      fail(path, fmt::format("must be an integer, not {}", kind_of(*j)));
+      return 0;
+    }
+    // An unsigned value above INT64_MAX is out of range too.
+    if (j->is_number_unsigned() && j->get<uint64_t>() > static_cast<uint64_t>(hi)) {
+      fail(path, fmt::format("must be between {} and {}", lo, hi));
+      return 0;
+    }
+    const int64_t v = j->get<int64_t>();
+    if (v < lo || v > hi) fail(path, fmt::format("must be between {} and {}", lo, hi));
+    return v;
+  }
+  double number(const json& obj, std::string_view key, std::string_view path) {
+    const json* j = get(obj, key, path);
+    if (!j) return 0;
+    if (!j->is_number()) {
+      fail(path, fmt::format("must be a number, not {}", kind_of(*j)));
+      return 0;
+    }
+    const double v = j->get<double>();
+    if (!std::isfinite(v)) fail(path, "must be finite");
+    return v;
+  }
+  std::vector<std::string> strings(const json& obj, std::string_view key, std::string_view path) {
+    const json* j = get(obj, key, path);
+    std::vector<std::string> out;
+    if (!j) return out;
+    if (!j->is_array() || j->size() > 256) {
+      fail(path, "must be a list of at most 256 strings");
+      return out;
+    }
+    for (const json& e : *j) {
+      if (!e.is_string() || e.get_ref<const std::string&>().size() > 4096) {
+        fail(path, "must be a list of strings of at most 4096 characters");
+        return {};
+      }
+      out.push_back(e.get<std::string>());
+    }
+    return out;
+  }
+  std::vector<int64_t> integers(const json& obj, std::string_view key, std::string_view path) {
+    const json* j = get(obj, key, path);
+    std::vector<int64_t> out;
+    if (!j) return out;
+    if (!j->is_array() || j->empty() || j->size() > 1024) {
+      fail(path, "must be a list of 1 to 1024 integers");
+      return out;
+    }
+    for (const json& e : *j) {
+      if (!e.is_number_integer() || (e.is_number_unsigned() && e.get<uint64_t>() > uint64_t{1} << 62)) {
+        fail(path, "must be a list of integers");
+        return {};
+      }
+      out.push_back(e.get<int64_t>());
+    }
+    return out;
+  }
+  const json* object(const json& obj, std::string_view key, std::string_view path, bool required = true) {
+    const json* j = get(obj, key, path, required);
+    if (!j) return nullptr;
+    if (!j->is_object()) {
+      fail(path, fmt::format("must be an object, not {}", kind_of(*j)));
+      return nullptr;
+    }
+    return j;
+  }
+
+ private:
+  std::string origin_;
+  std::string error_;
+};
+
+// The constants of one section: {"name": {"value": x, "fitted_on": "..."}, ...}.
+template <std::size_t N>
+void read_constants(Reader& rd, const json& section, std::string_view section_name,
+                    const std::array<ConstantInfo, N>& info, std::array<double, N>& values,
+                    std::array<std::string, N>& sources) {
+  const std::string path = fmt::format("{}.constants", section_name);
+  const json* constants = rd.object(section, "constants", path);
+  if (!constants) return;
+  for (const auto& [key, value] : constants->items()) {
+    bool known = false;
+    for (const ConstantInfo& c : info) known = known || c.name == key;
+    if (!known) {
+      rd.fail(fmt::format("{}.{}", path, key.size() > 64 ? key.substr(0, 64) + "..." : key), "is not a constant of this section");
+      return;
+    }
+  }
+  for (std::size_t i = 0; i < N; ++i) {
+    const std::string cpath = fmt::format("{}.{}", path, info[i].name);
+    const json* c = rd.object(*constants, info[i].name, cpath);
+    if (!c) return;
+    values[i] = rd.number(*c, "value", cpath + ".value");
+    sources[i] = rd.string(*c, "fitted_on", cpath + ".fitted_on", false);
+  }
+}
+
+bool valid_name(std::string_view s) {
+  if (s.empty() || s.size() > 64) return false;
+  for (char c : s)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-')) return false;
+  return true;
+}
+
+std::vector<KernelFamily> load_shipped() {
+  std::vector<KernelFamily> out;
+  for (std::size_t i = 0; i < detail::kShippedFamilyCount; ++i) {
+    Result<KernelFamily> f = parse_family(detail::kShippedFamilies[i].text, detail::kShippedFamilies[i].path);
+    // The shipped files are the library's own data; the unit tests parse
+    // each one, so a broken one fails the build's tests, not a user.
+    if (f.ok()) out.push_back(std::move(f).value());
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::array<ConstantInfo, kTimeConstantCount>& time_constant_info() { return kTimeInfo; }
+
+std::array<double, kTimeConstantCount> to_array(const TimeConstants& c) {
+  return {{
+#define TILEPLAN_X(name, unit, desc) c.name,
+      TILEPLAN_TIME_CONSTANTS(TILEPLAN_X)
+#undef TILEPLAN_X
+  }};
+}
+
+TimeConstants time_constants_from(const std::array<double, kTimeConstantCount>& v) {
+  TimeConstants c;
+  std::size_t i = 0;
+#define TILEPLAN_X(name, unit, desc) c.name = v[i++];
+  TILEPLAN_TIME_CONSTANTS(TILEPLAN_X)
+#undef TILEPLAN_X
+  return c;
+}
+
+Status check_time_constants(const TimeConstants& c) {
+  const std::array<double, kTimeConstantCount> v = to_array(c);
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (!(v[i] >= 0 && v[i] <= 1e9))
+      return Error{ErrorKind::invalid_argument, std::string(kTimeInfo[i].name),
+                   fmt::format("{} {} must be a finite number between 0 and 1e9", kTimeInfo[i].name, v[i])};
+  if (!(c.spill_factor >= 1))
+    return Error{ErrorKind::invalid_argument, "spill_factor",
+                 fmt::format("spill_factor {} must be at least 1: spilling never speeds a kernel up", c.spill_factor)};
+  return {};
+}
+
+Status check_family(const KernelFamily& f) {
+  if (f.version != kFamilyFormatVersion)
+    return Error{ErrorKind::invalid_argument, "version",
+                 fmt::format("version {} is not {}, the format this library reads", f.version, kFamilyFormatVersion)};
+  if (!valid_name(f.name))
+    return Error{ErrorKind::invalid_argument, "name",
+                 "name must be 1 to 64 characters of a-z, 0-9, '_' and '-'"};
+  if (f.group_m < 1 || f.group_m > kMaxTileValue)
+    return Error{ErrorKind::invalid_argument, "group_m",
+                 fmt::format("group_m {} must be between 1 and {}", f.group_m, kMaxTileValue)};
+  if (Status s = check_register_profile(f.regs); !s.ok()) return s;
+  if (Status s = check_time_constants(f.time); !s.ok()) return s;
+  if (Result<std::size_t> n = space_size(f.space); !n.ok()) return n.error();
+  return {};
+}
+
+Result<KernelFamily> parse_family(std::string_view text, std::string_view origin) {
+  if (text.size() > kMaxFamilyFileBytes)
+    return Error{ErrorKind::out_of_range, "family",
+                 fmt::format("family {}: {} bytes, more than the {} a family file may hold", origin, text.size(),
+                             kMaxFamilyFileBytes)};
+  const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object())
+    return Error{ErrorKind::parse_error, "family", fmt::format("family {}: not a JSON object", origin)};
+  Reader rd(origin);
+  KernelFamily f;
+  f.file = std::string(origin);
+  if (rd.string(j, "format", "format") != "tileplan-family" && !rd.failed())
+    rd.fail("format", "must be \"tileplan-family\"");
+  f.version = rd.integer(j, "version", "version", kFamilyFormatVersion, kFamilyFormatVersion);
+  f.name = rd.string(j, "name", "name", true, 64);
+  if (!rd.failed() && !valid_name(f.name)) rd.fail("name", "must be 1 to 64 characters of a-z, 0-9, '_' and '-'");
+  f.kernel = rd.string(j, "kernel", "kernel");
+  f.device = rd.string(j, "device", "device", true, 64);
+  f.input_types = rd.strings(j, "input_types", "input_types");
+  f.accumulator = rd.string(j, "accumulator", "accumulator", true, 64);
+  f.group_m = rd.integer(j, "group_m", "group_m", 1, kMaxTileValue);
+  if (const json* space = rd.object(j, "space", "space")) {
+    f.space.block_m = rd.integers(*space, "block_m", "space.block_m");
+    f.space.block_n = rd.integers(*space, "block_n", "space.block_n");
+    f.space.block_k = rd.integers(*space, "block_k", "space.block_k");
+    f.space.stages = rd.integers(*space, "stages", "space.stages");
+    f.space.threads = rd.integers(*space, "threads", "space.threads");
+  }
+  f.data = rd.strings(j, "data", "data");
+  if (const json* regs = rd.object(j, "registers", "registers")) {
+    const std::string rule = rd.string(*regs, "rule", "registers.rule");
+    if (!rd.failed() && rule != "fitted" && rule != "accumulators_only")
+      rd.fail("registers.rule", "must be \"fitted\" or \"accumulators_only\"");
+    f.regs_fitted_on = rd.string(*regs, "fitted_on", "registers.fitted_on");
+    f.regs.accumulators_only = rule == "accumulators_only";
+    if (!rd.failed() && (!f.regs.accumulators_only || regs->contains("constants"))) {
+      std::array<double, kRegisterConstantCount> values{};
+      read_constants(rd, *regs, "registers", register_constant_info(), values, f.regs_sources);
+      f.regs = register_profile_from(values, f.regs.accumulators_only);
+    }
+  }
+  if (const json* time = rd.object(j, "time", "time")) {
+    f.time_fitted_on = rd.string(*time, "fitted_on", "time.fitted_on");
+    std::array<double, kTimeConstantCount> values{};
+    read_constants(rd, *time, "time", kTimeInfo, values, f.time_sources);
+    f.time = time_constants_from(values);
+  }
+  if (rd.failed()) return rd.error();
+  if (Status s = check_family(f); !s.ok())
+    return Error{ErrorKind::parse_error, "family", fmt::format("family {}: {}", origin, s.error().message)};
+  return f;
+}
+
+Result<KernelFamily> load_family_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return Error{ErrorKind::io_error, "family_file", fmt::format("family_file '{}' cannot be opened for reading", path)};
+  std::string text;
+  char buf[65536];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    text.append(buf, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxFamilyFileBytes)
+      return Error{ErrorKind::out_of_range, "family_file",
+                   fmt::format("family_file '{}' holds more than {} bytes, the most a family file may hold", path,
+                               kMaxFamilyFileBytes)};
+  }
+  if (in.bad())
+    return Error{ErrorKind::io_error, "family_file", fmt::format("family_file '{}': reading failed", path)};
+  return parse_family(text, path);
+}
+
+std::string family_json(const KernelFamily& f) {
+  json j;
+  j["format"] = "tileplan-family";
+  j["version"] = f.version;
+  j["name"] = f.name;
+  j["kernel"] = f.kernel;
+  j["device"] = f.device;
+  j["input_types"] = f.input_types;
+  j["accumulator"] = f.accumulator;
+  j["group_m"] = f.group_m;
+  j["space"] = {{"block_m", f.space.block_m}, {"block_n", f.space.block_n}, {"block_k", f.space.block_k},
+                {"stages", f.space.stages},   {"threads", f.space.threads}};
+  j["data"] = f.data;
+  json regs;
+  regs["rule"] = f.regs.accumulators_only ? "accumulators_only" : "fitted";
+  regs["fitted_on"] = f.regs_fitted_on;
+  const auto constants = [](const auto& info, const auto& values, const auto& sources) {
+    json c = json::object();
+    for (std::size_t i = 0; i < info.size(); ++i) {
+      json one;
+      one["value"] = values[i];
+      if (!sources[i].empty()) one["fitted_on"] = sources[i];
+      c[std::string(info[i].name)] = one;
+    }
+    return c;
+  };
+  if (!f.regs.accumulators_only) regs["constants"] = constants(register_constant_info(), to_array(f.regs), f.regs_sources);
+  j["registers"] = regs;
+  json time;
+  time["fitted_on"] = f.time_fitted_on;
+  time["constants"] = constants(kTimeInfo, to_array(f.time), f.time_sources);
+  j["time"] = time;
+  return j.dump(2) + "\n";
+}
+
+const std::vector<KernelFamily>& shipped_families() {
+  static const std::vector<KernelFamily> families = load_shipped();
+  return families;
+}
+
+Result<KernelFamily> find_family(std::string_view name) {
+  for (const KernelFamily& f : shipped_families())
+    if (f.name == name) return f;
+  std::string names;
+  for (const KernelFamily& f : shipped_families()) names += (names.empty() ? "" : ", ") + f.name;
+  const std::string shown = name.size() > 64 ? std::string(name.substr(0, 64)) + "..." : std::string(name);
+  return Error{ErrorKind::not_found, "family", fmt::format("family '{}' is not one of: {}", shown, names)};
+}
+
+const KernelFamily& default_family() {
+  static const KernelFamily fallback{};
+  for (const KernelFamily& f : shipped_families())
+    if (f.name == "triton") return f;
+  return fallback;  // unreachable while data/families/triton.json ships (a unit test checks it)
+}
+
+}  // namespace tileplan

@@ -1,0 +1,229 @@
+#include "tileplan/planner.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "detail.hpp"
+
+namespace tileplan {
+
+std::string_view to_string(Model m) {
+  switch (m) {
+    case Model::seed: return "seed";
+    case Model::calibrated: return "calibrated";
+  }
+  return "?";
+}
+
+std::optional<Model> parse_model(std::string_view s) {
+  if (s == "seed") return Model::seed;
+  if (s == "calibrated") return Model::calibrated;
+  return std::nullopt;
+}
+
+namespace {
+
+// The reference's register rule, for Model::seed.
+constexpr RegisterProfile kReferenceRegisters{.accumulators_only = true};
+
+Status check_model(Model m) {
+  if (m != Model::seed && m != Model::calibrated)
+    return Error{ErrorKind::invalid_argument, "model", "model is not one of seed, calibrated"};
+  return {};
+}
+
+// What each model makes of a tile's resources.
+const RegisterProfile& registers_for(Model model, const KernelFamily& family) {
+  return model == Model::calibrated ? family.regs : kReferenceRegisters;
+}
+OccupancyRule rule_for(Model model) {
+  return model == Model::calibrated ? OccupancyRule::hardware : OccupancyRule::reference;
+}
+
+Verdict check(const TileConfig& cfg, const Device& dev, const GemmProblem& p, Model model, const KernelFamily& family,
+              detail::Depth depth) {
+  Verdict v;
+  static_cast<TileCheck&>(v) = detail::check_resources(cfg, dev, p, registers_for(model, family), rule_for(model), depth);
+  if (model == Model::seed) v.spills = false;  // the reference has no notion of spilling
+  return v;
+}
+
+// The calibrated model's numbers for a verdict whose C1-C3 hold.
+void finish_calibrated(Verdict& v, const GemmProblem& p, const Device& dev, const TileCosts& costs,
+                       const KernelFamily& family) {
+  const Prediction pr = detail::predict(dev, p, costs, family.time, family.group_m);
+  v.predicted = true;
+  v.predicted_us = pr.time_us;
+  v.time_bound = pr.bound;
+  v.dram_bytes = pr.dram_bytes;
+}
+
+// The one ranking of both models: a key per candidate, compared
+// lexicographically; `index` (sweep order, or position in a caller's list)
+// makes every order total and so the sort stable.
+//   seed:        (round(traffic) half to even as Python's round, -blocks_per_sm, smem_bytes)
+//   calibrated:  (predicted_us)
+struct RankKey {
+  double primary;
+  int64_t neg_blocks;
+  int64_t smem;
+  uint32_t index;
+  bool operator<(const RankKey& o) const {
+    if (primary != o.primary) return primary < o.primary;
+    if (neg_blocks != o.neg_blocks) return neg_blocks < o.neg_blocks;
+    if (smem != o.smem) return smem < o.smem;
+    return index < o.index;
+  }
+};
+// `measure`: the predicted time (calibrated) or the traffic in bytes (seed).
+RankKey rank_key(Model model, double measure, const TileCheck& v, uint32_t index) {
+  if (model == Model::calibrated) return {measure, 0, 0, index};
+  return {std::nearbyint(measure), -v.blocks_per_sm, v.smem_bytes, index};
+}
+
+}  // namespace
+
+Result<Planner> Planner::create(Device dev, Instr instr, SearchSpace space, Model model, KernelFamily family) {
+  if (Status s = check_device(dev); !s.ok()) return s.error();
+  if (Status s = check_model(model); !s.ok()) return s.error();
+  TileConfig probe;
+  probe.instr = instr;
+  if (Status s = check_config(probe); !s.ok()) return s.error();
+  Result<std::size_t> size = tileplan::space_size(space);
+  if (!size.ok()) return size.error();
+  if (model == Model::calibrated)
+    if (Status s = check_family(family); !s.ok()) return s.error();
+
+  Planner pl;
+  pl.dev_ = std::move(dev);
+  pl.instr_ = instr;
+  pl.space_ = normalized(std::move(space));
+  pl.space_size_ = *size;
+  pl.model_ = model;
+  pl.family_ = std::move(family);
+  const int64_t thread_multiple = instr_shape(instr).threads;
+  const SearchSpace& sp = pl.space_;
+  for (int64_t bm : sp.block_m)
+    for (int64_t bn : sp.block_n)
+      for (int64_t bk : sp.block_k)
+        for (int64_t st : sp.stages)
+          for (int64_t th : sp.threads) {
+            if (th % thread_multiple) continue;
+            const TileConfig cfg{bm, bn, bk, st, th, instr};
+            Verdict v = check(cfg, pl.dev_, GemmProblem{}, model, pl.family_, detail::Depth::until_failure);
+            if (!v.feasible()) continue;
+            if (model == Model::calibrated)
+              pl.costs_.push_back(
+                  detail::tile_costs(pl.dev_, cfg, GemmProblem{}, v.blocks_per_sm, v.spills, pl.family_.time));
+            pl.feasible_.push_back(v);
+          }
+  return pl;
+}
+
+Result<std::size_t> Planner::plan_into(const GemmProblem& p, std::size_t topk, std::vector<Verdict>& out) const {
+  if (Status s = check_problem(p); !s.ok()) return s.error();
+  thread_local std::vector<RankKey> keys;
+  keys.clear();
+  for (std::size_t i = 0; i < feasible_.size(); ++i) {
+    const Verdict& v = feasible_[i];
+    if (v.config.block_k > p.k) continue;
+    const double measure = model_ == Model::calibrated
+                               ? detail::predict_us(dev_, p, costs_[i], family_.time, family_.group_m)
+                               : detail::reference_traffic(p, v.config);
+    keys.push_back(rank_key(model_, measure, v, static_cast<uint32_t>(i)));
+  }
+  const std::size_t n = (topk == 0 || topk > keys.size()) ? keys.size() : topk;
+  std::partial_sort(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(n), keys.end());
+  out.clear();
+  out.reserve(n);
+  for (std::size_t r = 0; r < n; ++r) {
+    const uint32_t i = keys[r].index;
+    Verdict v = feasible_[i];
+    detail::finish_parallelism(v, p, dev_);
+    if (model_ == Model::calibrated)
+      finish_calibrated(v, p, dev_, costs_[i], family_);
+    else
+      v.dram_bytes = detail::reference_traffic(p, v.config);
+    out.push_back(v);
+  }
+  return keys.size();
+}
+
+Result<std::vector<Verdict>> Planner::plan(const GemmProblem& p, std::size_t topk) const {
+  std::vector<Verdict> out;
+  Result<std::size_t> n = plan_into(p, topk, out);
+  if (!n.ok()) return n.error();
+  return out;
+}
+
+Result<std::vector<Verdict>> sweep(const GemmProblem& p, const Device& dev, Instr instr, const SearchSpace& space,
+                                   std::size_t topk, Model model, const KernelFamily& family) {
+  Result<Planner> planner = Planner::create(dev, instr, space, model, family);
+  if (!planner.ok()) return planner.error();
+  return planner->plan(p, topk);
+}
+
+namespace {
+
+// diagnose() after its inputs are checked.
+Verdict diagnose_checked(const GemmProblem& p, const Device& dev, const TileConfig& cfg, Model model,
+                         const KernelFamily& family) {
+  Verdict v = check(cfg, dev, p, model, family, detail::Depth::full);
+  detail::finish_parallelism(v, p, dev);
+  v.dram_bytes = detail::reference_traffic(p, cfg);
+  if (model == Model::calibrated && v.blocks_per_sm > 0) {
+    const TileCosts costs = detail::tile_costs(dev, cfg, p, v.blocks_per_sm, v.spills, family.time);
+    finish_calibrated(v, p, dev, costs, family);
+  }
+  return v;
+}
+
+Status check_inputs(const GemmProblem& p, const Device& dev, Model model, const KernelFamily& family) {
+  for (const Status& s : {check_problem(p), check_device(dev), check_model(model)})
+    if (!s.ok()) return s;
+  if (model == Model::calibrated) return check_family(family);
+  return {};
+}
+
+}  // namespace
+
+Result<Verdict> diagnose(const GemmProblem& p, const Device& dev, const TileConfig& cfg, Model model,
+                         const KernelFamily& family) {
+  if (Status s = check_inputs(p, dev, model, family); !s.ok()) return s.error();
+  if (Status s = check_config(cfg); !s.ok()) return s.error();
+  return diagnose_checked(p, dev, cfg, model, family);
+}
+
+Result<std::vector<std::size_t>> rank_configs(const GemmProblem& p, const Device& dev,
+                                              const std::vector<TileConfig>& configs, Model model,
+                                              const KernelFamily& family, std::vector<Verdict>* verdicts) {
+  if (Status s = check_inputs(p, dev, model, family); !s.ok()) return s.error();
+  for (const TileConfig& c : configs)
+    if (Status s = check_config(c); !s.ok()) return s.error();
+  if (configs.size() > kMaxSearchSpace)
+    return Error{ErrorKind::out_of_range, "configs",
+                 "configs holds more than " + std::to_string(kMaxSearchSpace) + " configurations"};
+  std::vector<Verdict> local;
+  std::vector<Verdict>& vs = verdicts ? *verdicts : local;
+  vs.clear();
+  vs.reserve(configs.size());
+  for (const TileConfig& c : configs) vs.push_back(diagnose_checked(p, dev, c, model, family));
+  // The sweep's filter: a block_K larger than K is not a candidate.
+  std::vector<RankKey> keys;
+  std::vector<std::size_t> rest;
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    if (vs[i].feasible() && configs[i].block_k <= p.k)
+      keys.push_back(rank_key(model, model == Model::calibrated ? vs[i].predicted_us : vs[i].dram_bytes, vs[i],
+                              static_cast<uint32_t>(i)));
+    else
+      rest.push_back(i);
+  }
+  std::sort(keys.begin(), keys.end());
+  std::vector<std::size_t> order;
+  order.reserve(configs.size());
+  for (const RankKey& k : keys) order.push_back(k.index);
+  order.insert(order.end(), rest.begin(), rest.end());
+  return order;
+}
+
+}  // namespace tileplan

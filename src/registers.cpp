@@ -1,0 +1,84 @@
+#include "tileplan/registers.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "detail.hpp"
+
+namespace tileplan {
+namespace {
+
+constexpr std::array<ConstantInfo, kRegisterConstantCount> kRegisterInfo{{
+#define TILEPLAN_X(name, unit, desc) {#name, unit, desc},
+    TILEPLAN_REGISTER_CONSTANTS(TILEPLAN_X)
+#undef TILEPLAN_X
+}};
+
+}  // namespace
+
+const std::array<ConstantInfo, kRegisterConstantCount>& register_constant_info() { return kRegisterInfo; }
+
+std::array<double, kRegisterConstantCount> to_array(const RegisterProfile& r) {
+  return {{
+#define TILEPLAN_X(name, unit, desc) r.name,
+      TILEPLAN_REGISTER_CONSTANTS(TILEPLAN_X)
+#undef TILEPLAN_X
+  }};
+}
+
+RegisterProfile register_profile_from(const std::array<double, kRegisterConstantCount>& v, bool accumulators_only) {
+  RegisterProfile r;
+  r.accumulators_only = accumulators_only;
+  std::size_t i = 0;
+#define TILEPLAN_X(name, unit, desc) r.name = v[i++];
+  TILEPLAN_REGISTER_CONSTANTS(TILEPLAN_X)
+#undef TILEPLAN_X
+  return r;
+}
+
+Status check_register_profile(const RegisterProfile& r) {
+  const std::array<double, kRegisterConstantCount> values = to_array(r);
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (!(std::abs(values[i]) <= kMaxRegisterConstant))
+      return Error{ErrorKind::invalid_argument, std::string(kRegisterInfo[i].name),
+                   fmt::format("{} {} must be a finite number of magnitude at most {}", kRegisterInfo[i].name,
+                               values[i], kMaxRegisterConstant)};
+  return {};
+}
+
+Result<RegisterEstimate> estimate_registers(const RegisterProfile& prof, const Device& dev, const TileConfig& cfg,
+                                            const GemmProblem& p) {
+  for (const Status& s : {check_register_profile(prof), check_device(dev), check_config(cfg), check_problem(p)})
+    if (!s.ok()) return s.error();
+  return detail::estimate_registers(prof, dev, cfg, p);
+}
+
+namespace detail {
+
+RegisterEstimate estimate_registers(const RegisterProfile& prof, const Device& dev, const TileConfig& cfg,
+                                    const GemmProblem& p) {
+  RegisterEstimate r;
+  r.accumulators = ceil_div(cfg.block_m * cfg.block_n, cfg.threads) * p.accum_bytes / 4;
+  if (prof.accumulators_only) {
+    // The reference: accumulators rounded to the per-warp allocation unit.
+    const int64_t per_warp = ceil_div(r.accumulators * dev.warp_size, dev.reg_alloc_unit) * dev.reg_alloc_unit;
+    r.demand = per_warp / dev.warp_size;
+    r.regs_per_thread = r.demand;
+    r.spills = r.demand > dev.regs_per_thread_max;
+    return r;
+  }
+  const double threads = static_cast<double>(cfg.threads);
+  const double a_vectors = static_cast<double>(cfg.block_m * cfg.block_k * p.elem_bytes) / 16.0 / threads;
+  const double b_vectors = static_cast<double>(cfg.block_k * cfg.block_n * p.elem_bytes) / 16.0 / threads;
+  const double demand = prof.base + prof.per_accumulator * static_cast<double>(r.accumulators) +
+                        prof.per_a_vector * a_vectors + prof.per_b_vector * b_vectors;
+  r.demand = std::max<int64_t>(std::llround(demand), 1);
+  r.regs_per_thread = std::min(r.demand, dev.regs_per_thread_max);
+  r.spills = static_cast<double>(r.accumulators) + prof.spill_reserve > static_cast<double>(dev.regs_per_thread_max);
+  return r;
+}
+
+}  // namespace detail
+}  // namespace tileplan
