@@ -107,5 +107,56 @@ TEST(TileCli, Devices_ListsPresetsWithSources) {
 
 TEST(TileCli, Help_ExitsZero) { EXPECT_EQ(run_cli("tile --help").status, 0); }
 
+TEST(TileCli, RepeatedValues_CountOnce) {
+  // 128,128,128 is one block_M: 1 x 5 x 4 x 3 x 3 = 180 configurations (not 540).
+  const CliResult r = run_cli("tile --format json --block-m 128,128,128");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["space_size"], 180);
+}
+
+TEST(TileCli, KBelowEveryBlockK_SaysSo) {
+  // Every default tile passes C1-C3; none has block_K <= 1.
+  const CliResult r = run_cli("tile --m 1 --n 1 --k 1");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("no configuration has block_K <= K = 1"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("no configuration satisfies C1-C3"), std::string::npos) << r.out;
+}
+
+TEST(TileCli, FamilyFile_SameConstantsSamePlan) {
+  // The shipped family under another name, loaded from a file: the same ranking, number for number.
+  const CliResult fam = run_cli("families --family triton --format json");
+  ASSERT_EQ(fam.status, 0) << fam.err;
+  json j = json::parse(fam.out).at(0);
+  EXPECT_EQ(j["file"], "data/families/triton.json");
+  j.erase("file");
+  j["name"] = "mine";
+  const std::string path = "/tmp/tileplan_family_" + std::to_string(::getpid()) + ".json";
+  {
+    std::ofstream f(path);
+    f << j.dump(2);
+  }
+  const json shipped = json::parse(run_cli("tile --format json --topk 20 --m 1000 --n 50257 --k 1500").out);
+  const CliResult mine = run_cli("tile --format json --topk 20 --m 1000 --n 50257 --k 1500 --family-file " + path);
+  ASSERT_EQ(mine.status, 0) << mine.err;
+  const json other = json::parse(mine.out);
+  EXPECT_EQ(other["family"], "mine");
+  EXPECT_EQ(other["candidates"], shipped["candidates"]);
+  std::remove(path.c_str());
+}
+
+TEST(TileCli, Families_ListsTheShippedOnes) {
+  const CliResult text = run_cli("families");
+  ASSERT_EQ(text.status, 0) << text.err;
+  for (const char* part : {"triton", "seed", "data/families/triton.json", "h200", "float16", "mma_n_half"})
+    EXPECT_NE(text.out.find(part), std::string::npos) << part;
+  const json j = json::parse(run_cli("families --format json").out);
+  ASSERT_EQ(j.size(), 2u);
+  for (const json& f : j) {
+    EXPECT_EQ(f["format"], "tileplan-family");
+    EXPECT_FALSE(f["data"].empty());
+    EXPECT_TRUE(f["time"]["constants"].contains("launch_us"));
+  }
+}
+
 }  // namespace
 }  // namespace tileplan::test

@@ -32,7 +32,21 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"tile --model magic", "--model"},
                       BadInput{"tile --diagnose --block-m 64,128", "--block-m"},
                       BadInput{"tile --unknown-flag", "--unknown-flag"}, BadInput{"", "subcommand"},
-                      BadInput{"devices --device nope", "--device"}),
+                      BadInput{"devices --device nope", "--device"},
+                      // A space of 2^64 configurations wrapped a 64-bit count to 0 and hung; 10^9 ran out of memory.
+                      BadInput{"tile --block-m $(seq -s, 1 4096) --block-n $(seq -s, 1 4096) "
+                               "--block-k $(seq -s, 1 4096) --stages $(seq -s, 1 4096) --threads $(seq -s, 1 4096)",
+                               "the search space (--block-m x --block-n x --block-k x --stages x --threads) holds "
+                               "more than 1048576 configurations"},
+                      BadInput{"tile --block-m $(seq -s, 1 1000) --block-n $(seq -s, 1 1000) --block-k $(seq -s, 1 1000)",
+                               "a sweep walks at most 1048576"},
+                      BadInput{"tile --family cutlass", "--family 'cutlass' is not one of: seed, triton"},
+                      BadInput{"tile --family-file /nonexistent.json", "--family-file '/nonexistent.json' cannot be opened"},
+                      BadInput{"tile --family-file /tmp", "--family-file"},
+                      BadInput{"tile --family triton --family-file x.json", "cannot be combined"},
+                      BadInput{"tile --model seed --family-file x.json", "--family-file needs --model calibrated"},
+                      BadInput{"families --family nope", "--family 'nope'"},
+                      BadInput{"families --family-file /nonexistent.json", "--family-file"}),
     case_name);
 
 // Shapes files: each malformed line is named by file and line number.
@@ -57,6 +71,21 @@ INSTANTIATE_TEST_SUITE_P(
                       std::pair{"3000000000 1 1\n", ":1:"}, std::pair{"64;64;64\n", ":1:"},
                       std::pair{"2000000000 2000000000 2000000000\n", "64 bits"}),
     [](const auto& info) { return "Line" + std::to_string(info.index); });
+
+// An endless line (no newline, ever) is refused at the line limit, in bounded time and memory.
+TEST(ShapesBadInput, EndlessLine_RefusedAtTheLimit) {
+  expect_usage_error(run_cli("tile --shapes /dev/zero"), "/dev/zero", "/dev/zero:1: the line is longer than 4096 bytes");
+}
+
+TEST(FamilyBadInput, MalformedFamilyFile_NamesTheKey) {
+  const std::string path = "/tmp/tileplan_bad_family_" + std::to_string(::getpid()) + ".json";
+  {
+    std::ofstream f(path);
+    f << R"({"format": "tileplan-family", "version": 1, "name": "x"})";
+  }
+  expect_usage_error(run_cli("tile --family-file " + path), path, "--family-file " + path + ": 'kernel' is missing");
+  std::remove(path.c_str());
+}
 
 TEST(ShapesBadInput, UnreadableFile) {
   const CliResult r = run_cli("tile --shapes /nonexistent/shapes.txt");

@@ -1,0 +1,153 @@
+// Kernel families as data: the shipped files, the file format's round trip,
+// and every rule of the format as an error that names the key.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tileplan/family.hpp"
+#include "tileplan/planner.hpp"
+
+namespace tileplan {
+namespace {
+
+using nlohmann::json;
+
+TEST(Family, ShippedFiles_ParseAndAreFoundByName) {
+  const std::vector<KernelFamily>& shipped = shipped_families();
+  ASSERT_EQ(shipped.size(), 2u);  // data/families/seed.json, triton.json
+  for (const KernelFamily& f : shipped) {
+    EXPECT_TRUE(check_family(f).ok()) << f.name;
+    EXPECT_EQ(f.file, "data/families/" + f.name + ".json");
+    EXPECT_FALSE(f.regs_fitted_on.empty());
+    EXPECT_FALSE(f.time_fitted_on.empty());
+    EXPECT_EQ(f.device, "h200");
+    ASSERT_TRUE(find_family(f.name).ok());
+    EXPECT_EQ(find_family(f.name)->name, f.name);
+  }
+  EXPECT_EQ(default_family().name, "triton");
+  EXPECT_FALSE(default_family().regs.accumulators_only);
+  EXPECT_TRUE(find_family("seed")->regs.accumulators_only);
+  const Result<KernelFamily> missing = find_family("cutlass");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().kind, ErrorKind::not_found);
+  EXPECT_EQ(missing.error().message, "family 'cutlass' is not one of: seed, triton");
+}
+
+TEST(Family, ShippedFile_IsTheSourceTreesFile) {
+  // The library embeds data/families/triton.json at build time: parse the
+  // file on disk and compare every constant.
+  const Result<KernelFamily> disk = load_family_file(std::string(TILEPLAN_SOURCE_DIR) + "/data/families/triton.json");
+  ASSERT_TRUE(disk.ok()) << disk.error().message;
+  EXPECT_EQ(to_array(disk->time), to_array(default_family().time));
+  EXPECT_EQ(to_array(disk->regs), to_array(default_family().regs));
+  EXPECT_EQ(disk->group_m, default_family().group_m);
+}
+
+TEST(Family, JsonRoundTrip_IsExact) {
+  for (const KernelFamily& f : shipped_families()) {
+    const Result<KernelFamily> back = parse_family(family_json(f), f.file);
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_EQ(to_array(back->time), to_array(f.time));
+    EXPECT_EQ(to_array(back->regs), to_array(f.regs));
+    EXPECT_EQ(back->regs.accumulators_only, f.regs.accumulators_only);
+    EXPECT_EQ(back->time_sources, f.time_sources);
+    EXPECT_EQ(back->regs_sources, f.regs_sources);
+    EXPECT_EQ(back->space.block_m, f.space.block_m);
+    EXPECT_EQ(back->data, f.data);
+    EXPECT_EQ(back->input_types, f.input_types);
+    EXPECT_EQ(family_json(*back), family_json(f));
+  }
+}
+
+struct BadFamily {
+  std::string pointer;  // JSON pointer to change
+  json value;           // the new value (null with erase = remove the key)
+  bool erase;
+  std::string expect;   // a part of the message
+};
+
+TEST(Family, EveryRule_IsAnErrorNamingTheKey) {
+  const json good = json::parse(family_json(default_family()));
+  const BadFamily cases[] = {
+      {"/format", "other", false, "'format' must be \"tileplan-family\""},
+      {"/version", 2, false, "'version' must be between 1 and 1"},
+      {"/name", "Bad Name", false, "'name' must be 1 to 64 characters"},
+      {"/name", nullptr, true, "'name' is missing"},
+      {"/group_m", 0, false, "'group_m' must be between 1 and 65536"},
+      {"/group_m", "8", false, "'group_m' must be an integer, not a string"},
+      {"/space/block_m", json::array(), false, "'space.block_m' must be a list of 1 to 1024 integers"},
+      {"/space/stages", json::array({0}), false, "stages value 0 must be at least 1"},
+      {"/registers/rule", "magic", false, "'registers.rule' must be \"fitted\" or \"accumulators_only\""},
+      {"/registers/constants/base/value", "16", false, "'registers.constants.base.value' must be a number"},
+      {"/registers/constants/base/value", 1e300, false, "base 1e+300 must be a finite number of magnitude"},
+      {"/registers/constants/extra", json::object({{"value", 1}}), false, "'registers.constants.extra' is not a constant"},
+      {"/time/constants/launch_us", nullptr, true, "'time.constants.launch_us' is missing"},
+      {"/time/constants/spill_factor/value", 0.5, false, "spill_factor 0.5 must be at least 1"},
+      {"/time/constants/mma_n_half/value", -1, false, "mma_n_half -1 must be a finite number between 0 and 1e9"},
+      {"/input_types", json::array({1}), false, "'input_types' must be a list of strings"},
+  };
+  for (const BadFamily& c : cases) {
+    json j = good;
+    if (c.erase)
+      j.at(json::json_pointer(c.pointer).parent_pointer()).erase(json::json_pointer(c.pointer).back());
+    else
+      j[json::json_pointer(c.pointer)] = c.value;
+    const Result<KernelFamily> f = parse_family(j.dump(), "case.json");
+    ASSERT_FALSE(f.ok()) << c.pointer;
+    EXPECT_EQ(f.error().kind, ErrorKind::parse_error);
+    EXPECT_EQ(f.error().message.rfind("family case.json: ", 0), 0u) << f.error().message;
+    EXPECT_NE(f.error().message.find(c.expect), std::string::npos) << c.pointer << ": " << f.error().message;
+  }
+}
+
+TEST(Family, Files_UnreadableDirectoryAndTooLarge) {
+  const Result<KernelFamily> none = load_family_file("/nonexistent/family.json");
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().kind, ErrorKind::io_error);
+  EXPECT_EQ(none.error().param, "family_file");
+
+  const std::string dir = "/tmp/tileplan_family_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  EXPECT_FALSE(load_family_file(dir).ok());
+  const std::string big = dir + "/big.json";
+  {
+    std::ofstream f(big);
+    f << std::string(kMaxFamilyFileBytes + 10, ' ');
+  }
+  const Result<KernelFamily> large = load_family_file(big);
+  ASSERT_FALSE(large.ok());
+  EXPECT_EQ(large.error().kind, ErrorKind::out_of_range);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Family, AFittedFamily_ChangesThePlan) {
+  // The planner takes a family value: a family whose MMAs are slow for narrow
+  // warpgroup tiles (a large mma_n_half) prefers wider tiles.
+  KernelFamily wide = default_family();
+  wide.name = "wide";
+  wide.time.mma_n_half = 5000;
+  const Device d = *find_device("h200");
+  const GemmProblem p{4096, 4096, 4096};
+  const SearchSpace s;
+  const Verdict a = sweep(p, d, Instr::wgmma, s, 1, Model::calibrated).value().front();
+  const Verdict b = sweep(p, d, Instr::wgmma, s, 1, Model::calibrated, wide).value().front();
+  EXPECT_GT(b.predicted_us, a.predicted_us);
+  // 256-column warpgroup tiles: 128x256 with 256 threads has two warpgroups along M.
+  EXPECT_EQ(b.config.block_n, 256);
+  // A family that fails its checker is refused by the planner, not used.
+  KernelFamily broken = default_family();
+  broken.time.spill_factor = 0;
+  const Result<Planner> refused = Planner::create(d, Instr::wgmma, s, Model::calibrated, broken);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().param, "spill_factor");
+}
+
+}  // namespace
+}  // namespace tileplan
