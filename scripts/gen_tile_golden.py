@@ -8,7 +8,10 @@ number of every configuration, in ranked order. The device values come from the
 built tool (`tileplan devices --format json`), so a preset change shows up as a
 golden diff.
 
-    python3 scripts/gen_tile_golden.py [--tileplan build/release/tileplan]
+    python3 scripts/gen_tile_golden.py [--reference DIR] [--tileplan build/release/tileplan]
+
+DIR is the folder that holds tile_decision.py (default: ../shared/reference/
+beside the repository).
 """
 from __future__ import annotations
 
@@ -22,11 +25,14 @@ import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-REFERENCE = ROOT.parent / "shared" / "reference" / "tile_decision.py"
+DEFAULT_REFERENCE = ROOT.parent / "shared" / "reference"
 
 
-def load_reference():
-    spec = importlib.util.spec_from_file_location("tile_decision", REFERENCE)
+def load_reference(directory: pathlib.Path):
+    path = directory / "tile_decision.py"
+    if not path.is_file():
+        raise SystemExit(f"{path}: not found; give the folder that holds tile_decision.py with --reference")
+    spec = importlib.util.spec_from_file_location("tile_decision", path)
     mod = importlib.util.module_from_spec(spec)
     sys.modules["tile_decision"] = mod  # dataclasses resolve their module by name
     spec.loader.exec_module(mod)
@@ -84,11 +90,13 @@ CONFIGS = [(128, 128, 32, 3, 256), (256, 256, 128, 4, 128), (256, 256, 64, 3, 51
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--reference", type=pathlib.Path, default=DEFAULT_REFERENCE,
+                    help="folder holding tile_decision.py (default: %(default)s)")
     ap.add_argument("--tileplan", default=str(ROOT / "build" / "release" / "tileplan"))
     ap.add_argument("--out", default=str(ROOT / "tests" / "golden" / "tile_seed.json"))
     args = ap.parse_args()
-    ref = load_reference()
+    ref = load_reference(args.reference)
     presets = {d["name"]: d for d in json.loads(
         subprocess.run([args.tileplan, "devices", "--format", "json"], check=True, capture_output=True,
                        text=True).stdout)}
