@@ -86,7 +86,8 @@ TEST(RegisterProfile, Triton_SpillsFrom256Accumulators) {
 }
 
 TEST(RegisterProfile, Seed_IsTheReferenceRule) {
-  const RegisterProfile& prof = find_family("seed").value().regs;
+  const KernelFamily seed = find_family("seed").value();
+  const RegisterProfile& prof = seed.regs;
   ASSERT_TRUE(prof.accumulators_only);
   // 128x128/128 = 128 accumulators; 128*32 = 4096 per warp is a multiple of 256.
   EXPECT_EQ(estimate_registers(prof, h200(), {128, 128, 32, 3, 128, Instr::wgmma}, {}).value().regs_per_thread, 128);
