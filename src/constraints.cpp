@@ -97,7 +97,8 @@ Result<TileCheck> check_tile(const TileConfig& cfg, const Device& dev, const Gem
     if (!s.ok()) return s.error();
   if (rule != OccupancyRule::reference && rule != OccupancyRule::hardware)
     return Error{ErrorKind::invalid_argument, "rule", "rule is not one of reference, hardware"};
-  TileCheck v = detail::check_resources(cfg, dev, p, regs, rule, detail::Depth::full);
+  TileCheck v;
+  detail::check_resources(cfg, dev, p, regs, rule, detail::Depth::full, v);
   detail::finish_parallelism(v, p, dev);
   return v;
 }
@@ -175,9 +176,9 @@ void reference_occupancy(TileCheck& v, const TileConfig& cfg, const Device& dev)
 
 }  // namespace
 
-TileCheck check_resources(const TileConfig& cfg, const Device& dev, const GemmProblem& p, const RegisterProfile& regs,
-                          OccupancyRule rule, Depth depth) {
-  TileCheck v;
+void check_resources(const TileConfig& cfg, const Device& dev, const GemmProblem& p, const RegisterProfile& regs,
+                     OccupancyRule rule, Depth depth, TileCheck& v) {
+  v = TileCheck{};
   v.config = cfg;
 
   // C3: instruction shape.
@@ -194,7 +195,7 @@ TileCheck check_resources(const TileConfig& cfg, const Device& dev, const GemmPr
   v.smem_bytes = v.smem_per_stage_bytes * cfg.stages;
   if (v.smem_bytes > dev.smem_per_block_max_bytes)
     v.failures.push({FindingKind::smem_per_block, v.smem_bytes, dev.smem_per_block_max_bytes});
-  if (depth == Depth::until_failure && !v.failures.empty()) return v;
+  if (depth == Depth::until_failure && !v.failures.empty()) return;
 
   // C2: the register estimate (the reference's rule or a family's profile).
   const RegisterEstimate r = detail::estimate_registers(regs, dev, cfg, p);
@@ -210,7 +211,6 @@ TileCheck check_resources(const TileConfig& cfg, const Device& dev, const GemmPr
     hardware_occupancy(v, cfg, dev);
   else
     reference_occupancy(v, cfg, dev);
-  return v;
 }
 
 void finish_parallelism(TileCheck& v, const GemmProblem& p, const Device& dev) {

@@ -24,8 +24,9 @@ RegisterEstimate estimate_registers(const RegisterProfile& prof, const Device& d
 // constraint; a sweep drops the tile, so it stops there.
 enum class Depth { full, until_failure };
 // C3, C1, C2 and occupancy (no C4).   Requires: as estimate_registers.
-TileCheck check_resources(const TileConfig& cfg, const Device& dev, const GemmProblem& p, const RegisterProfile& regs,
-                          OccupancyRule rule, Depth depth);
+//   `v` is overwritten (a caller's buffer: a sweep checks hundreds of tiles).
+void check_resources(const TileConfig& cfg, const Device& dev, const GemmProblem& p, const RegisterProfile& regs,
+                     OccupancyRule rule, Depth depth, TileCheck& v);
 // C4: grid, waves, last-wave fill and their warnings.
 void finish_parallelism(TileCheck& v, const GemmProblem& p, const Device& dev);
 // The reference's traffic.

@@ -23,15 +23,6 @@ std::optional<Instr> parse_instr(std::string_view s) {
   return std::nullopt;
 }
 
-InstrShape instr_shape(Instr i) {
-  switch (i) {
-    case Instr::mma: return {16, 8, 16, 32};
-    case Instr::wgmma: return {64, 8, 16, 128};
-    case Instr::simt: return {1, 1, 1, 32};
-  }
-  return {1, 1, 1, 1};
-}
-
 Status check_problem(const GemmProblem& p) {
   const std::pair<const char*, int64_t> dims[] = {{"m", p.m}, {"n", p.n}, {"k", p.k}};
   for (const auto& [name, value] : dims) {

@@ -245,8 +245,8 @@ std::vector<FitShape> calibration_shapes(const Device& dev, const std::vector<Da
         s.best_ms = 1e300;
         for (const auto& [index, ms] : m.times_ms) {
           const TileConfig& cfg = d.configs[index].config;
-          const TileCheck v = detail::check_resources(cfg, dev, m.problem, family.regs, OccupancyRule::hardware,
-                                                      detail::Depth::full);
+          TileCheck v;
+          detail::check_resources(cfg, dev, m.problem, family.regs, OccupancyRule::hardware, detail::Depth::full, v);
           if (v.blocks_per_sm < 1) continue;
           s.samples.push_back({cfg, v.blocks_per_sm, v.spills, ms});
           s.best_ms = std::min(s.best_ms, ms);

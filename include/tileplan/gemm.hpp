@@ -31,7 +31,14 @@ struct InstrShape {
 };
 // mma: m16n8k16 (PTX ISA, 'Matrix shape' for .f16); wgmma: m64nNk16 with
 // N a multiple of 8, issued by a warpgroup of 128 threads (PTX ISA, wgmma).
-InstrShape instr_shape(Instr i);
+constexpr InstrShape instr_shape(Instr i) {
+  switch (i) {
+    case Instr::mma: return {16, 8, 16, 32};
+    case Instr::wgmma: return {64, 8, 16, 128};
+    case Instr::simt: return {1, 1, 1, 32};
+  }
+  return {1, 1, 1, 1};
+}
 
 struct GemmProblem {
   int64_t m = 4096, n = 4096, k = 4096;
