@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Sets up (packages), builds and runs the whole test suite twice: a Release
 # build, and a Debug build under AddressSanitizer + UndefinedBehaviorSanitizer.
+# Then checks the library the way others embed it: installed and found with
+# find_package (examples/embed), and as a subproject with add_subdirectory
+# (tests/subproject), each building and running a program that plans a GEMM.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -13,4 +16,32 @@ for preset in release dev; do
   echo "== $preset: ctest"
   ctest --preset "$preset" -j"$jobs" || status=1
 done
+
+# The program's one line must name the CLI's first pick for the same problem.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+expected=$(build/release/tileplan tile --topk 1 --format csv | sed -n 2p |
+  awk -F, '{ printf "block_m %s block_n %s block_k %s stages %s threads %s", $1, $2, $3, $4, $5 }')
+check_pick() {  # $1: what was built, $2: the program
+  local out
+  out=$("$2")
+  if [[ -z "$expected" || "$out" != "$expected predicted_us "* ]]; then
+    echo "FAILED: $1 printed '$out', expected '$expected predicted_us ...'" >&2
+    status=1
+  else
+    echo "$1: $out"
+  fi
+}
+
+echo "== embedding: cmake --install, then find_package(tileplan) in examples/embed"
+cmake --install build/release --prefix "$tmp/prefix" >/dev/null
+cmake -S examples/embed -B "$tmp/embed" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$tmp/embed" -j"$jobs" >/dev/null
+check_pick "find_package" "$tmp/embed/plan_gemm"
+
+echo "== embedding: add_subdirectory, without CLI11, GoogleTest or Google Benchmark"
+cmake -S tests/subproject -B "$tmp/subproject" --no-warn-unused-cli -DCMAKE_DISABLE_FIND_PACKAGE_CLI11=ON \
+  -DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON -DCMAKE_DISABLE_FIND_PACKAGE_benchmark=ON >/dev/null
+cmake --build "$tmp/subproject" -j"$jobs" >/dev/null
+check_pick "add_subdirectory" "$tmp/subproject/plan_gemm"
 exit $status

@@ -1,8 +1,12 @@
 #include "common.hpp"
 
+#include <stdio_ext.h>
+
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
-#include <fstream>
+#include <cstring>
+#include <algorithm>
 #include <limits>
 
 #include <fmt/format.h>
@@ -50,10 +54,12 @@ void require(const Status& s, std::initializer_list<std::pair<std::string_view, 
 }
 
 int64_t parse_int(std::string_view flag, std::string_view text) {
-  int64_t value = 0;
+  // from_chars takes an optional '-' only; a '+' is ours to skip, and only
+  // directly before a digit ("+-64" and "+ 64" are not integers).
   const char* first = text.data();
   const char* last = text.data() + text.size();
-  if (!text.empty() && text.front() == '+') ++first;
+  if (text.size() >= 2 && text[0] == '+' && text[1] >= '0' && text[1] <= '9') ++first;
+  int64_t value = 0;
   auto [ptr, ec] = std::from_chars(first, last, value);
   if (ec == std::errc::result_out_of_range)
     throw UsageError(fmt::format("{} '{}' does not fit in a 64-bit integer", flag, text));
@@ -97,40 +103,168 @@ int64_t parse_bytes(std::string_view flag, std::string_view text) {
 }
 
 Output Output::open(const std::string& path) {
-  if (path.empty() || path == "-") return Output(stdout, "standard output");
+  if (path.empty() || path == "-") return Output(stdout, false, "standard output");
   std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) throw UsageError(fmt::format("--output '{}' cannot be opened for writing", path));
-  return Output(f, fmt::format("--output '{}'", path));
+  if (!f)
+    throw UsageError(fmt::format("--output '{}' cannot be opened for writing: {}", path, std::strerror(errno)));
+  return Output(f, true, fmt::format("--output '{}'", path));
+}
+
+Output::Output(Output&& other) noexcept
+    : file_(std::exchange(other.file_, nullptr)),
+      owned_(std::exchange(other.owned_, false)),
+      failed_(other.failed_),
+      name_(std::move(other.name_)) {}
+
+Output& Output::operator=(Output&& other) noexcept {
+  if (this != &other) {
+    if (owned_ && file_) std::fclose(file_);
+    file_ = std::exchange(other.file_, nullptr);
+    owned_ = std::exchange(other.owned_, false);
+    failed_ = other.failed_;
+    name_ = std::move(other.name_);
+  }
+  return *this;
 }
 
 Output::~Output() {
-  if (file_ && file_ != stdout) std::fclose(file_);
+  if (owned_ && file_) std::fclose(file_);
 }
 
-void Output::write(std::string_view text) {
-  if (std::fwrite(text.data(), 1, text.size(), file_) != text.size())
-    throw UsageError(fmt::format("{}: writing failed", name_));
+void Output::fail(const char* what, int error) {
+  failed_ = true;
+  throw UsageError(fmt::format("{}: {}: {}", name_, what, error ? std::strerror(error) : "an I/O error"));
+}
+
+void Output::write(std::string_view bytes) {
+  if (failed_ || !file_) fail("writing failed", 0);
+  if (bytes.empty()) return;
+  errno = 0;
+  if (std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size() || std::ferror(file_))
+    fail("writing failed", errno);
 }
 
 void Output::finish() {
-  if (!file_) return;
-  std::FILE* f = file_;
-  file_ = nullptr;
-  const bool ok = std::fflush(f) == 0 && !std::ferror(f);
-  const bool closed = f == stdout || std::fclose(f) == 0;
-  if (!ok || !closed) throw UsageError(fmt::format("{}: writing failed", name_));
+  if (failed_ || !file_) fail("writing failed", 0);
+  errno = 0;
+  if (std::fflush(file_) != 0 || std::ferror(file_)) fail("writing failed", errno);
+  if (owned_) {
+    std::FILE* f = std::exchange(file_, nullptr);
+    owned_ = false;
+    errno = 0;
+    if (std::fclose(f) != 0) fail("closing failed", errno);
+  }
 }
 
 void emit(const std::string& text, const std::string& path) {
-  if (path.empty() || path == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
-    return;
+  Output out = Output::open(path);
+  out.write(text);
+  out.finish();
+}
+
+std::optional<std::string> close_stdout() {
+  // As gnulib's close_stdout: a stream that was closed before we started
+  // (`>&-`) and never written to is not an error.
+  const bool earlier_error = std::ferror(stdout) != 0;
+  const bool pending = __fpending(stdout) != 0;
+  errno = 0;
+  const bool flush_failed = std::fflush(stdout) != 0;
+  const int flush_errno = errno;
+  errno = 0;
+  const bool close_failed = std::fclose(stdout) != 0;
+  const int close_errno = errno;
+  if (!earlier_error && !flush_failed && (!close_failed || (!pending && close_errno == EBADF))) return std::nullopt;
+  const int e = flush_failed ? flush_errno : close_failed ? close_errno : 0;
+  return fmt::format("standard output: writing failed: {}", e ? std::strerror(e) : "an I/O error");
+}
+
+namespace {
+
+// The bytes of one escaped character of a message: a valid UTF-8 sequence as
+// it is, or an escape. Returns the bytes consumed.
+std::size_t escape_one(std::string_view s, std::size_t i, std::string& out) {
+  const auto byte = [&](std::size_t j) { return static_cast<unsigned char>(s[j]); };
+  const unsigned char c = byte(i);
+  if (c < 0x80) {
+    switch (c) {
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", c);
+        else out += static_cast<char>(c);
+    }
+    return 1;
   }
-  std::ofstream f(path, std::ios::binary);
-  if (!f) throw UsageError(fmt::format("--output '{}' cannot be opened for writing", path));
-  f << text;
-  if (!f) throw UsageError(fmt::format("--output '{}': writing failed", path));
+  // A multi-byte sequence: its length from the lead byte, the smallest code
+  // point that needs that length (shorter encodings are invalid).
+  std::size_t len = 0;
+  char32_t cp = 0, min = 0;
+  if (c >= 0xc2 && c <= 0xdf) len = 2, cp = c & 0x1f, min = 0x80;
+  else if (c >= 0xe0 && c <= 0xef) len = 3, cp = c & 0x0f, min = 0x800;
+  else if (c >= 0xf0 && c <= 0xf4) len = 4, cp = c & 0x07, min = 0x10000;
+  bool valid = len != 0 && i + len <= s.size();
+  for (std::size_t j = 1; valid && j < len; ++j) {
+    valid = (byte(i + j) & 0xc0) == 0x80;
+    cp = (cp << 6) | (byte(i + j) & 0x3f);
+  }
+  valid = valid && cp >= min && cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff);
+  if (!valid) {
+    out += fmt::format("\\x{:02x}", c);
+    return 1;
+  }
+  // C1 controls (CSI is U+009B), line and paragraph separators, and the
+  // bidirectional overrides reorder or break what the terminal shows.
+  if (cp <= 0x9f || cp == 0x2028 || cp == 0x2029 || (cp >= 0x202a && cp <= 0x202e) ||
+      (cp >= 0x2066 && cp <= 0x2069))
+    out += fmt::format("\\u{:04x}", static_cast<uint32_t>(cp));
+  else
+    out.append(s.substr(i, len));
+  return len;
+}
+
+}  // namespace
+
+std::string error_line(std::string_view message, std::size_t max_bytes) {
+  max_bytes = std::max<std::size_t>(max_bytes, 16);
+  // Each character's escaped form, so that a cut never splits one.
+  std::vector<std::string> pieces;
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < message.size();) {
+    std::string piece;
+    i += escape_one(message, i, piece);
+    total += piece.size();
+    pieces.push_back(std::move(piece));
+  }
+  std::string out;
+  if (total <= max_bytes) {
+    for (const std::string& p : pieces) out += p;
+    return out;
+  }
+  const std::string_view cut = "...";
+  const std::size_t head_budget = (max_bytes - cut.size()) * 3 / 5;  // the flag and the start of the value
+  const std::size_t tail_budget = max_bytes - cut.size() - head_budget;  // the rule
+  std::size_t head = 0, head_bytes = 0;
+  while (head < pieces.size() && head_bytes + pieces[head].size() <= head_budget) head_bytes += pieces[head++].size();
+  std::size_t tail = pieces.size(), tail_bytes = 0;
+  while (tail > head && tail_bytes + pieces[tail - 1].size() <= tail_budget) tail_bytes += pieces[--tail].size();
+  for (std::size_t i = 0; i < head; ++i) out += pieces[i];
+  out += cut;
+  for (std::size_t i = tail; i < pieces.size(); ++i) out += pieces[i];
+  return out;
+}
+
+std::optional<std::string> find_empty_value(const CLI::App& app) {
+  std::vector<const CLI::App*> apps{&app};
+  for (std::size_t i = 0; i < apps.size(); ++i) {
+    for (const CLI::Option* opt : apps[i]->get_options()) {
+      if (opt->get_type_size_max() == 0 || opt->count() == 0) continue;  // a flag, or not given
+      for (const std::string& value : opt->results())
+        if (value.empty()) return opt->get_name() + ": the value is empty";
+    }
+    for (const CLI::App* sub : apps[i]->get_subcommands()) apps.push_back(sub);
+  }
+  return std::nullopt;
 }
 
 }  // namespace tileplan::cli

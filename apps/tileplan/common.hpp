@@ -10,6 +10,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -20,14 +21,24 @@
 namespace tileplan::cli {
 
 // A mistake in the user's flags or files: reported as one line, exit status 2.
+// message() holds the whole text; what() stops at the first NUL byte, which a
+// line echoed from a file may hold.
 struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  explicit UsageError(const std::string& message) : std::runtime_error(message), message_(message) {}
+  const std::string& message() const noexcept { return message_; }
+
+ private:
+  std::string message_;
 };
 
 // A check the user asked for did not pass (e.g. a validation threshold):
 // reported as one line, exit status 1.
 struct CheckFailed : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  explicit CheckFailed(const std::string& message) : std::runtime_error(message), message_(message) {}
+  const std::string& message() const noexcept { return message_; }
+
+ private:
+  std::string message_;
 };
 
 inline void require(const std::optional<std::string>& error) {
@@ -51,32 +62,66 @@ struct DeviceFlags {
 };
 
 // Integers from flags: the whole text must be a base-10 integer that fits in
-// 64 bits; otherwise UsageError naming the flag.
+// 64 bits, with an optional sign ('+' or '-') directly before the first digit;
+// no whitespace, no other bytes. Otherwise UsageError naming the flag.
 int64_t parse_int(std::string_view flag, std::string_view text);
 // A comma-separated list of integers ("64,128,256"); empty items are errors.
 std::vector<int64_t> parse_int_list(std::string_view flag, std::string_view text);
 // A size in bytes with an optional K/KB/KiB (x1024) or M/MB/MiB (x1048576) suffix.
 int64_t parse_bytes(std::string_view flag, std::string_view text);
 
-// A checked, streamed destination: standard output, or a file.
+// A checked byte sink: standard output, or a file opened for writing. Every
+// write is checked; the first failure throws UsageError naming the destination
+// ("--output 'PATH'" or "standard output") and the system's reason, and later
+// calls throw again. Output of unbounded length is streamed through write().
+//   Output out = Output::open(fl.output);   // "" or "-": standard output
+//   for (...) out.write(line);
+//   out.finish();                            // flushes (and closes a file)
+// Ensures: after finish() returns, every byte reached the kernel (a file is
+// closed); an Output destroyed without finish() closes its file unchecked.
 class Output {
  public:
-  static Output open(const std::string& path);  // "" or "-": stdout; throws UsageError
-  Output(Output&& o) noexcept : file_(o.file_), name_(std::move(o.name_)) { o.file_ = nullptr; }
+  // Opens (creates or truncates) `path`; throws UsageError when it cannot.
+  static Output open(const std::string& path);
+  Output(Output&& other) noexcept;
+  Output& operator=(Output&& other) noexcept;
   Output(const Output&) = delete;
   Output& operator=(const Output&) = delete;
   ~Output();
-  void write(std::string_view text);  // throws UsageError when the write fails
-  void finish();                      // flushes and closes; throws UsageError on failure
+
+  void write(std::string_view bytes);
+  void finish();
+  // "--output 'PATH'" or "standard output": what error messages call it.
+  const std::string& name() const { return name_; }
 
  private:
-  Output(std::FILE* f, std::string name) : file_(f), name_(std::move(name)) {}
-  std::FILE* file_;
+  Output(std::FILE* file, bool owned, std::string name) : file_(file), owned_(owned), name_(std::move(name)) {}
+  [[noreturn]] void fail(const char* what, int error);
+  std::FILE* file_ = nullptr;
+  bool owned_ = false;   // a file we opened and must close; stdout is closed by main
+  bool failed_ = false;
   std::string name_;
 };
 
-// Writes `text` to stdout, or to `path` when it is not empty (throws UsageError).
+// Writes `text` to stdout, or to `path` when it is not empty or "-": one
+// Output, one write, finish (throws UsageError).
 void emit(const std::string& text, const std::string& path = "");
+
+// Standard output at exit: flushes and closes it; an error message (for one
+// "tileplan: ..." line) when any write to it failed, nothing when all went out.
+std::optional<std::string> close_stdout();
+
+// The one line main prints after "tileplan: ": control characters and bytes
+// that are not UTF-8 escaped (\n, \t, \x1b, ...), so user text echoed in a
+// message can neither break the line nor drive the terminal; longer than
+// `max_bytes`, the middle is cut to "..." so the flag (at the start) and the
+// rule (at the end) both stay.
+std::string error_line(std::string_view message, std::size_t max_bytes = 400);
+
+// An option of the selected subcommand given with an empty value ("--shapes ''",
+// "--output="): "--shapes: the value is empty". Flags (no value) are not
+// checked. Run after parsing, before the subcommand's callback.
+std::optional<std::string> find_empty_value(const CLI::App& app);
 
 // Each subcommand registers itself on the app and runs when selected.
 void register_tile(CLI::App& app);

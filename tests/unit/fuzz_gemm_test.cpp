@@ -102,7 +102,9 @@ Device random_device(Values& v) {
 void expect_one_line(const Error& e) {
   EXPECT_FALSE(e.message.empty());
   EXPECT_EQ(e.message.find('\n'), std::string::npos) << e.message;
-  if (!e.param.empty()) EXPECT_EQ(e.message.rfind(e.param, 0), 0u) << e.param << ": " << e.message;
+  if (!e.param.empty()) {
+    EXPECT_EQ(e.message.rfind(e.param, 0), 0u) << e.param << ": " << e.message;
+  }
 }
 
 TEST(FuzzGemm, Checkers_NeverCrash_ErrorsNameTheirParameter) {
@@ -151,13 +153,21 @@ TEST(FuzzGemm, ResultsOrErrors_WithInvariants) {
       if (x.feasible()) {
         ASSERT_GE(x.blocks_per_sm, 1);
         EXPECT_GE(x.waves, 1);
-        if (model == Model::calibrated) EXPECT_TRUE(x.predicted && std::isfinite(x.predicted_us) && x.predicted_us > 0);
+        if (model == Model::calibrated) {
+          EXPECT_TRUE(x.predicted && std::isfinite(x.predicted_us) && x.predicted_us > 0);
+        }
       }
       EXPECT_TRUE(std::isfinite(x.dram_bytes)) << x.dram_bytes;
     }
-    if (pr.ok()) EXPECT_TRUE(std::isfinite(pr->time_us) && pr->time_us > 0) << pr->time_us;
-    if (grouped.ok()) EXPECT_TRUE(std::isfinite(*grouped) && *grouped > 0);
-    if (regs.ok()) EXPECT_GE(regs->regs_per_thread, 1);
+    if (pr.ok()) {
+      EXPECT_TRUE(std::isfinite(pr->time_us) && pr->time_us > 0) << pr->time_us;
+    }
+    if (grouped.ok()) {
+      EXPECT_TRUE(std::isfinite(*grouped) && *grouped > 0);
+    }
+    if (regs.ok()) {
+      EXPECT_GE(regs->regs_per_thread, 1);
+    }
   }
   EXPECT_GT(feasible, 1000u);
   EXPECT_GT(infeasible, 1000u);
