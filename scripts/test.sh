@@ -17,11 +17,12 @@ for preset in release dev; do
   ctest --preset "$preset" -j"$jobs" || status=1
 done
 
-# The program's one line must name the CLI's first pick for the same problem.
+# The program's one line must name the CLI's first pick for the same problem
+# (CSV columns: rank, block_m, block_n, block_k, stages, threads, ...).
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 expected=$(build/release/tileplan tile --topk 1 --format csv | sed -n 2p |
-  awk -F, '{ printf "block_m %s block_n %s block_k %s stages %s threads %s", $1, $2, $3, $4, $5 }')
+  awk -F, '{ printf "block_m %s block_n %s block_k %s stages %s threads %s", $2, $3, $4, $5, $6 }')
 check_pick() {  # $1: what was built, $2: the program
   local out
   out=$("$2")

@@ -57,7 +57,7 @@ INSTANTIATE_TEST_SUITE_P(
     Subcommands, FullDevice,
     ::testing::Values("tile", "tile --format json --topk 0", "tile --diagnose", "tile --emit triton", "devices",
                       "devices --format json", "occupancy --threads 256 --regs 128",
-                      "loop --extents 512 512 --threads 256 --points", "loop --compare --format json",
+                      "loop --extents 64 64 --threads 128 --points", "loop --compare --format json",
                       "validate " TILEPLAN_SOURCE_DIR "/data/h200-triton-v4", "--help", "tile --help"),
     [](const auto& info) { return "Case" + std::to_string(info.index); });
 
