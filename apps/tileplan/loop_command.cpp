@@ -1,5 +1,10 @@
 // tileplan loop: how a T.Parallel nest lands on threads (the plan, a summary,
 // the memory instructions it issues), or a comparison of nest shapes.
+#include <cstdio>
+#include <initializer_list>
+#include <string_view>
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "common.hpp"
@@ -9,8 +14,11 @@
 namespace tileplan::cli {
 namespace {
 
-// Listing every point is refused above this size, whatever the format.
-constexpr int64_t kMaxListedPoints = int64_t{1} << 24;
+// The library's parameter names, as flags ("extents" -> "--extents" and the like by the default rule).
+const std::initializer_list<std::pair<std::string_view, std::string_view>> kFlags = {
+    {"perm", "--access"},
+    {"list_points", "--points"},
+};
 
 struct LoopFlags {
   std::vector<std::string> extents{"128", "32"};
@@ -27,6 +35,41 @@ struct LoopFlags {
   DeviceFlags device;
 };
 
+// Standard output, or the file `path`, written piece by piece: a listing of
+// any length passes through in bounded memory. Every write is checked.
+class Output {
+ public:
+  explicit Output(const std::string& path) : path_(path == "-" ? "" : path) {
+    if (path_.empty()) return;
+    file_ = std::fopen(path_.c_str(), "wb");
+    if (!file_) throw UsageError(fmt::format("--output '{}' cannot be opened for writing", path_));
+  }
+  Output(const Output&) = delete;
+  Output& operator=(const Output&) = delete;
+  ~Output() {
+    if (file_) std::fclose(file_);
+  }
+  void write(std::string_view piece) {
+    if (std::fwrite(piece.data(), 1, piece.size(), stream()) != piece.size()) fail();
+  }
+  void close() {
+    if (std::fflush(stream()) != 0) fail();
+    if (file_) {
+      std::FILE* f = std::exchange(file_, nullptr);
+      if (std::fclose(f) != 0) fail();
+    }
+  }
+
+ private:
+  std::FILE* stream() const { return file_ ? file_ : stdout; }
+  [[noreturn]] void fail() const {
+    if (path_.empty()) throw UsageError("writing to standard output failed");
+    throw UsageError(fmt::format("--output '{}': writing failed", path_));
+  }
+  std::string path_;
+  std::FILE* file_ = nullptr;
+};
+
 std::vector<int64_t> parse_extents(const std::vector<std::string>& words) {
   std::vector<int64_t> out;
   for (const std::string& w : words)
@@ -41,12 +84,9 @@ void run_compare(const CLI::App& app, const LoopFlags& fl) {
   if (app.count("--threads")) report.threads = parse_int("--threads", fl.threads);
   if (app.count("--vector")) report.vector = parse_int("--vector", fl.vector);
   for (const std::vector<int64_t>& shape : reference_compare_shapes()) {
-    LoopNest n;
-    n.extents = shape;
-    n.threads = report.threads;
-    n.vector = report.vector;
-    require(check_nest(n));
-    report.rows.push_back(compare_shape(shape, report.threads, report.vector));
+    const Result<ShapeComparison> row = compare_shape(shape, report.threads, report.vector);
+    require(row.status(), kFlags);
+    report.rows.push_back(*row);
   }
   emit(fl.format == "json" ? render::compare_json(report) : render::compare_text(report), fl.output);
 }
@@ -60,49 +100,52 @@ void run(const CLI::App& app, const LoopFlags& fl) {
   nest.replicate = fl.replicate;
   const bool vector_auto = fl.vector == "auto";
   nest.vector = vector_auto ? 1 : parse_int("--vector", fl.vector);
-  require(check_nest(nest));
+  Result<LoopPlan> plan = make_plan(nest);
+  require(plan.status(), kFlags);
 
   const std::optional<DType> dtype = find_dtype(fl.dtype);
   if (!dtype) throw UsageError(fmt::format("--dtype '{}' is not one of: {}", fl.dtype, dtype_names()));
   const std::optional<MemoryScope> scope = parse_scope(fl.scope);
   if (!scope) throw UsageError(fmt::format("--scope '{}' is not one of: global, shared", fl.scope));
 
-  Access access = tile_access(nest, dtype->bytes, *scope);
+  Access access = tile_access(*plan, dtype->bytes, *scope);
   if (!fl.access.empty()) access.perm = parse_int_list("--access", fl.access);
   if (!fl.origin.empty()) access.origin = parse_int_list("--origin", fl.origin);
   if (!fl.buffer_shape.empty()) {
     access.buffer_shape = parse_int_list("--buffer-shape", fl.buffer_shape);
+    require(check_access(*plan, access), kFlags);
   } else {
     // The default buffer is the box itself past its origin, in access order.
-    require(check_perm(access.perm, nest.extents.size()));
-    for (std::size_t d = 0; d < access.perm.size(); ++d)
-      access.buffer_shape[d] = nest.extents[static_cast<std::size_t>(access.perm[d])] +
-                               (d < access.origin.size() ? std::max<int64_t>(access.origin[d], 0) : 0);
+    Result<Access> box = box_access(*plan, access.perm, access.origin, access.elem_bytes, access.scope);
+    require(box.status(), kFlags);
+    access = std::move(*box);
   }
-  require(check_access(nest, access));
 
-  render::LoopReport report;
-  report.device = &dev;
+  std::optional<VectorChoice> choice;
   if (vector_auto) {
-    report.vector_choice = choose_vector(nest, access, dev);
-    nest.vector = report.vector_choice->vector;
-    require(check_nest(nest));
+    const Result<VectorChoice> chosen = choose_vector(*plan, access, dev);
+    require(chosen.status(), kFlags);
+    choice = *chosen;
+    nest.vector = choice->vector;
+    plan = make_plan(nest);
+    require(plan.status(), kFlags);
   }
-  report.nest = nest;
-  report.summary = summarize(nest, dev);
-  report.dtype = std::string(dtype->name);
-  report.access = access;
-  report.list_points = fl.points;
-  if (fl.points && report.summary.points > kMaxListedPoints)
-    throw UsageError(fmt::format("--points: the nest has {} points; listing is limited to {}", report.summary.points,
-                                 kMaxListedPoints));
-  report.memory = analyze_memory(nest, access, dev, fl.format != "svg" && render::lists_points(report, fl.format));
-  if (fl.format == "json")
-    emit(render::loop_json(report), fl.output);
-  else if (fl.format == "svg")
-    emit(render::loop_svg(report), fl.output);
+  const render::LoopFormat format = fl.format == "json"  ? render::LoopFormat::json
+                                    : fl.format == "svg" ? render::LoopFormat::svg
+                                                         : render::LoopFormat::text;
+  const Result<render::LoopReport> report =
+      render::make_loop_report(dev, *plan, access, {std::string(dtype->name), choice, fl.points, format});
+  require(report.status(), kFlags);
+
+  Output out(fl.output);
+  const render::Sink sink = [&out](std::string_view piece) { out.write(piece); };
+  if (format == render::LoopFormat::json)
+    render::loop_json(*report, sink);
+  else if (format == render::LoopFormat::svg)
+    out.write(render::loop_svg(*report));
   else
-    emit(render::loop_text(report), fl.output);
+    render::loop_text(*report, sink);
+  out.close();
 }
 
 }  // namespace
