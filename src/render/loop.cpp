@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cassert>
+#include <charconv>
 #include <cmath>
 #include <iterator>
 
@@ -38,6 +39,40 @@ class Writer {
 };
 
 std::string tuple_text(std::span<const int64_t> v) { return fmt::format("({})", fmt::join(v, ", ")); }
+
+// The listings write up to 2^24 lines: their fields are appended by hand,
+// byte for byte what the fmt patterns beside them give.
+void append_int(std::string& s, int64_t v) {
+  std::array<char, 24> buf;
+  const auto end = std::to_chars(buf.data(), buf.data() + buf.size(), v).ptr;
+  s.append(buf.data(), end);
+}
+
+// fmt "{:>width}" of an integer.
+void append_right(std::string& s, int64_t v, std::size_t width) {
+  const std::size_t start = s.size();
+  append_int(s, v);
+  const std::size_t len = s.size() - start;
+  if (len < width) s.insert(start, width - len, ' ');
+}
+
+// tuple_text(v) appended: "(1, 2, 3)".
+void append_tuple(std::string& s, std::span<const int64_t> v) {
+  s += '(';
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i) s += ", ";
+    append_int(s, v[i]);
+  }
+  s += ')';
+}
+
+// "{},{},..." of v.
+void append_list(std::string& s, std::span<const int64_t> v) {
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i) s += ',';
+    append_int(s, v[i]);
+  }
+}
 
 std::string nest_text(const LoopPlan& n) { return "T.Parallel" + tuple_text(n.extents()); }
 
@@ -191,8 +226,18 @@ void points_text(Writer& w, const LoopReport& r) {
     [[maybe_unused]] const Status listed = enumerate(n, f0, chunk);
     assert(listed.ok());
     for (std::size_t i = 0; i < chunk.size(); ++i) {
-      fmt::format_to(o, "  {:<20} {:>8} {:>7} {:>6}\n", tuple_text(idx), f0 + static_cast<int64_t>(i), chunk[i].thread,
-                     chunk[i].slot);
+      // "  {:<20} {:>8} {:>7} {:>6}\n": index, flat, thread, slot.
+      s += "  ";
+      const std::size_t start = s.size();
+      append_tuple(s, idx);
+      if (s.size() - start < 20) s.append(20 - (s.size() - start), ' ');
+      s += ' ';
+      append_right(s, f0 + static_cast<int64_t>(i), 8);
+      s += ' ';
+      append_right(s, chunk[i].thread, 7);
+      s += ' ';
+      append_right(s, chunk[i].slot, 6);
+      s += '\n';
       // The index advances like an odometer, innermost fastest.
       for (std::size_t k = idx.size(); k-- > 0;) {
         if (++idx[k] < n.extents()[k]) break;
@@ -217,7 +262,10 @@ void points_text(Writer& w, const LoopReport& r) {
     for (int64_t slot = 0; t < m.threads_with_work && slot < m.slots_per_thread; ++slot) {
       if (!point_at(n, {t, slot}, idx)) continue;
       if (count < 8 || r.list_points) {
-        fmt::format_to(o, " {}@{}", tuple_text(idx), slot);
+        s += ' ';  // " {}@{}"
+        append_tuple(s, idx);
+        s += '@';
+        append_int(s, slot);
         w.flush_if_full();
       }
       ++count;
@@ -230,12 +278,22 @@ void points_text(Writer& w, const LoopReport& r) {
 }
 
 void warp_access_json(std::string& s, const WarpAccess& w, bool shared) {
-  Out o(s);
-  fmt::format_to(o, "{{\"round\":{},\"warp\":{},\"part\":{},\"threads\":{},\"bytes\":{},\"sectors\":{},\"lines\":{}",
-                 w.round, w.warp, w.part, w.threads, w.bytes, w.sectors, w.lines);
-  if (shared)
-    fmt::format_to(o, ",\"wavefronts\":{},\"ideal_wavefronts\":{},\"bank_conflict_ways\":{}", w.wavefronts,
-                   w.ideal_wavefronts, w.conflict_ways);
+  const auto field = [&s](std::string_view key, int64_t v) {
+    s += key;
+    append_int(s, v);
+  };
+  field("{\"round\":", w.round);
+  field(",\"warp\":", w.warp);
+  field(",\"part\":", w.part);
+  field(",\"threads\":", w.threads);
+  field(",\"bytes\":", w.bytes);
+  field(",\"sectors\":", w.sectors);
+  field(",\"lines\":", w.lines);
+  if (shared) {
+    field(",\"wavefronts\":", w.wavefronts);
+    field(",\"ideal_wavefronts\":", w.ideal_wavefronts);
+    field(",\"bank_conflict_ways\":", w.conflict_ways);
+  }
   s += '}';
 }
 
@@ -377,8 +435,14 @@ void loop_json(const LoopReport& r, const Sink& sink) {
       [[maybe_unused]] const Status listed_chunk = enumerate(n, f0, chunk);
       assert(listed_chunk.ok());
       for (std::size_t i = 0; i < chunk.size(); ++i) {
-        fmt::format_to(o, "{}{{\"index\":[{}],\"thread\":{},\"slot\":{}}}", f0 + static_cast<int64_t>(i) ? "," : "",
-                       fmt::join(idx, ","), chunk[i].thread, chunk[i].slot);
+        // "{}{{\"index\":[{}],\"thread\":{},\"slot\":{}}}"
+        s += f0 + static_cast<int64_t>(i) ? ",{\"index\":[" : "{\"index\":[";
+        append_list(s, idx);
+        s += "],\"thread\":";
+        append_int(s, chunk[i].thread);
+        s += ",\"slot\":";
+        append_int(s, chunk[i].slot);
+        s += '}';
         // The index advances like an odometer, innermost fastest.
         for (std::size_t k = idx.size(); k-- > 0;) {
           if (++idx[k] < n.extents()[k]) break;
