@@ -20,6 +20,26 @@ const std::initializer_list<std::pair<std::string_view, std::string_view>> kFlag
     {"list_points", "--points"},
 };
 
+// A user's word in a one-line message: 'text', control characters and
+// backslashes escaped (\n, \t, \\, \xNN).
+std::string escaped_word(std::string_view text) {
+  std::string out = "'";
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '\n')
+      out += "\\n";
+    else if (c == '\t')
+      out += "\\t";
+    else if (u < 0x20 || u == 0x7f)
+      out += fmt::format("\\x{:02x}", u);
+    else
+      out += c;
+  }
+  return out + "'";
+}
+
 struct LoopFlags {
   std::vector<std::string> extents{"128", "32"};
   std::string threads = "128";
@@ -42,7 +62,7 @@ class Output {
   explicit Output(const std::string& path) : path_(path == "-" ? "" : path) {
     if (path_.empty()) return;
     file_ = std::fopen(path_.c_str(), "wb");
-    if (!file_) throw UsageError(fmt::format("--output '{}' cannot be opened for writing", path_));
+    if (!file_) throw UsageError(fmt::format("--output {} cannot be opened for writing", escaped_word(path_)));
   }
   Output(const Output&) = delete;
   Output& operator=(const Output&) = delete;
@@ -64,7 +84,7 @@ class Output {
   std::FILE* stream() const { return file_ ? file_ : stdout; }
   [[noreturn]] void fail() const {
     if (path_.empty()) throw UsageError("writing to standard output failed");
-    throw UsageError(fmt::format("--output '{}': writing failed", path_));
+    throw UsageError(fmt::format("--output {}: writing failed", escaped_word(path_)));
   }
   std::string path_;
   std::FILE* file_ = nullptr;
@@ -88,7 +108,9 @@ void run_compare(const CLI::App& app, const LoopFlags& fl) {
     require(row.status(), kFlags);
     report.rows.push_back(*row);
   }
-  emit(fl.format == "json" ? render::compare_json(report) : render::compare_text(report), fl.output);
+  Output out(fl.output);
+  out.write(fl.format == "json" ? render::compare_json(report) : render::compare_text(report));
+  out.close();
 }
 
 void run(const CLI::App& app, const LoopFlags& fl) {
@@ -104,9 +126,9 @@ void run(const CLI::App& app, const LoopFlags& fl) {
   require(plan.status(), kFlags);
 
   const std::optional<DType> dtype = find_dtype(fl.dtype);
-  if (!dtype) throw UsageError(fmt::format("--dtype '{}' is not one of: {}", fl.dtype, dtype_names()));
+  if (!dtype) throw UsageError(fmt::format("--dtype {} is not one of: {}", escaped_word(fl.dtype), dtype_names()));
   const std::optional<MemoryScope> scope = parse_scope(fl.scope);
-  if (!scope) throw UsageError(fmt::format("--scope '{}' is not one of: global, shared", fl.scope));
+  if (!scope) throw UsageError(fmt::format("--scope {} is not one of: global, shared", escaped_word(fl.scope)));
 
   Access access = tile_access(*plan, dtype->bytes, *scope);
   if (!fl.access.empty()) access.perm = parse_int_list("--access", fl.access);

@@ -306,17 +306,28 @@ void histogram_json(std::string& s, const std::vector<std::pair<int64_t, int64_t
 
 }  // namespace
 
-bool lists_points(const LoopReport& r, LoopFormat format) {
-  const int64_t points = r.plan.points();
-  if (static_cast<__int128>(points) * r.summary.replicas > kMaxListedPoints) return false;
-  if (r.list_points) return true;
-  return points <= (format == LoopFormat::json ? kJsonPointsLimit : kTextPointsLimit);
+namespace {
+
+// Whether the report lists, given V / w instructions per group: the
+// every-round analysis behind a listing visits G * replicas * parts thread
+// accesses; listing on request stops at kMaxListedPoints pairs.
+bool lists(const LoopReport& r, LoopFormat format, int64_t parts) {
+  const LoopSummary& m = r.summary;
+  if (static_cast<__int128>(m.groups) * m.replicas * parts > kMaxEveryRoundAccesses) return false;
+  if (r.list_points) return static_cast<__int128>(m.points) * m.replicas <= kMaxListedPoints;
+  return m.points <= (format == LoopFormat::json ? kJsonPointsLimit : kTextPointsLimit);
 }
+
+}  // namespace
+
+bool lists_points(const LoopReport& r, LoopFormat format) { return lists(r, format, r.memory.parts); }
 
 Result<LoopReport> make_loop_report(const Device& dev, const LoopPlan& plan, const Access& access,
                                     LoopReportOptions options) {
   Result<LoopSummary> summary = summarize(plan, dev);
   if (!summary) return summary.error();
+  const Result<int64_t> w = access_elems(plan, access, dev);
+  if (!w) return w.error();
   LoopReport r;
   r.device = &dev;
   r.plan = plan;
@@ -336,7 +347,7 @@ Result<LoopReport> make_loop_report(const Device& dev, const LoopPlan& plan, con
                              "limited to {}",
                              r.summary.points, r.summary.replicas, pairs, kMaxListedPoints)};
   }
-  const bool every_round = options.format != LoopFormat::svg && lists_points(r, options.format);
+  const bool every_round = options.format != LoopFormat::svg && lists(r, options.format, plan.vector() / *w);
   Result<MemoryReport> memory =
       analyze_memory(plan, access, dev, every_round ? MemoryAnalysis::every_round : MemoryAnalysis::fastest);
   if (!memory) return memory.error();

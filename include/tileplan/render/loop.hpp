@@ -55,7 +55,8 @@ Result<LoopReport> make_loop_report(const Device& dev, const LoopPlan& plan, con
 
 // True when the report lists every point (and, in JSON, every memory
 // instruction) in `format`: list_points, or few enough points for the format's
-// limit above; never more than kMaxListedPoints points times replicas.
+// limit above; never when the listing's memory analysis of every round would
+// pass kMaxEveryRoundAccesses thread accesses.
 bool lists_points(const LoopReport& r, LoopFormat format);
 
 // Receives the output in order, in pieces of about 64 KB.
