@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "tileplan/occupancy.hpp"
+#include "../../src/occupancy_internal.hpp"
 
 namespace tileplan {
 namespace {
@@ -191,6 +194,7 @@ TEST(Occupancy, NextStep_WarpLimited) {
 // The shared-memory bound is the largest byte count with enough blocks,
 // against a search over every allocation the bytes can produce.
 TEST(Occupancy, NextStep_SmemBoundIsTheLargest) {
+  int checked = 0;
   for (const char* name : {"h200", "a100-sxm", "l40s"}) {
     const Device d = dev(name);
     for (std::optional<int64_t> carveout : {std::optional<int64_t>{}, std::optional<int64_t>{0},
@@ -211,9 +215,164 @@ TEST(Occupancy, NextStep_SmemBoundIsTheLargest) {
           EXPECT_FALSE(s->max_smem_bytes) << name << " " << smem;
         else
           EXPECT_EQ(s->max_smem_bytes, best) << name << " " << smem;
+        ++checked;
       }
     }
   }
+  // Most of the 3 devices x 4 preferences x 4 sizes are below the block limit.
+  EXPECT_GT(checked, 24);
+}
+
+// ---- bounds_for in closed form against trying every value ------------------
+
+// Devices small enough to try every register count, thread count and byte:
+// the closed forms must give the largest value at which each limit allows the
+// target, on every point of the domain (docs/occupancy.md, 'The next step').
+Device small_device() {
+  Device d = dev("h200");
+  d.max_blocks_per_sm = 6;
+  d.smem_per_sm_bytes = 3072;
+  d.smem_per_block_max_bytes = 3072;
+  d.smem_carveout_kb = {0, 1, 3};
+  return d;
+}
+
+std::optional<int64_t> largest(int64_t lo, int64_t hi, const std::function<bool(int64_t)>& allows) {
+  std::optional<int64_t> best;
+  for (int64_t v = lo; v <= hi; ++v)
+    if (allows(v)) best = v;
+  return best;
+}
+
+TEST(Occupancy, BoundsFor_RegistersMatchEveryCount) {
+  int64_t cases = 0;
+  for (int64_t warp_size : {1, 3, 32})
+    for (int64_t sub : {1, 2, 4})
+      for (int64_t unit : {1, 8, 256})
+        for (int64_t regs_per_sm : {512, 4096, 65536})
+          for (int64_t per_block : {300, 65536})
+            for (int64_t per_thread : {7, 255}) {
+              Device d = small_device();
+              d.warp_size = warp_size;
+              d.sm_subpartitions = sub;
+              d.reg_alloc_unit = unit;
+              d.regs_per_sm = regs_per_sm;
+              d.regs_per_block_max = per_block;
+              d.regs_per_thread_max = per_thread;
+              ASSERT_TRUE(check_device(d).ok());
+              for (int64_t threads : {1, 2, 5, 32, 33, 64, 100, 256, 1024}) {
+                for (int64_t target = 1; target <= d.max_blocks_per_sm; ++target) {
+                  const NextStep s = bounds_for(d, input(threads, 1, 0), target).value();
+                  const auto want = largest(1, per_thread, [&](int64_t r) {
+                    return occupancy_unchecked(d, input(threads, r, 0)).blocks_by_regs >= target;
+                  });
+                  ASSERT_EQ(s.max_regs_per_thread, want)
+                      << "warp " << warp_size << " sub " << sub << " unit " << unit << " regs/SM " << regs_per_sm
+                      << " regs/block " << per_block << " regs/thread " << per_thread << " threads " << threads
+                      << " target " << target;
+                  ++cases;
+                }
+              }
+            }
+  EXPECT_EQ(cases, 3 * 3 * 3 * 3 * 2 * 2 * 9 * 6);
+}
+
+TEST(Occupancy, BoundsFor_ThreadsMatchEveryCount) {
+  int64_t cases = 0;
+  for (int64_t warp_size : {1, 3, 32})
+    for (int64_t max_warps : {1, 5, 64})
+      for (int64_t max_threads : {1, 100, 1024}) {
+        Device d = small_device();
+        d.warp_size = warp_size;
+        d.max_warps_per_sm = max_warps;
+        d.max_threads_per_block = max_threads;
+        ASSERT_TRUE(check_device(d).ok());
+        for (int64_t target = 1; target <= d.max_blocks_per_sm; ++target) {
+          const NextStep s = bounds_for(d, input(1, 1, 0), target).value();
+          const auto want = largest(1, max_threads, [&](int64_t t) {
+            return occupancy_unchecked(d, input(t, 1, 0)).blocks_by_warps >= target;
+          });
+          ASSERT_EQ(s.max_threads_per_block, want) << warp_size << " " << max_warps << " " << max_threads;
+          ++cases;
+        }
+      }
+  EXPECT_EQ(cases, 3 * 3 * 3 * 6);
+}
+
+// Carveout steps that are not all a doubling apart make blocks_by_smem not
+// monotone in the bytes ({0, 1, 3} KB, no preference below: 600 B get 1 block
+// of the 1 KB step, 1100 B get 2 of the 3 KB step): the bound is still the largest.
+TEST(Occupancy, BoundsFor_SharedMemoryMatchesEveryByte) {
+  int64_t cases = 0;
+  const std::vector<std::vector<int64_t>> step_sets = {{3}, {0, 1, 3}, {1, 2, 3}, {0, 0, 2, 3}, {2, 3}};
+  for (const std::vector<int64_t>& steps : step_sets)
+    for (int64_t unit : {1, 96, 128})
+      for (int64_t reserve : {0, 100})
+        for (int64_t block_max : {3072, 2000, 0})
+          for (std::optional<int64_t> carveout : {std::optional<int64_t>{}, std::optional<int64_t>{0},
+                                                  std::optional<int64_t>{33}, std::optional<int64_t>{67},
+                                                  std::optional<int64_t>{100}}) {
+            Device d = small_device();
+            d.smem_carveout_kb = steps;
+            d.smem_alloc_unit_bytes = unit;
+            d.smem_reserved_per_block_bytes = reserve;
+            d.smem_per_block_max_bytes = block_max;
+            ASSERT_TRUE(check_device(d).ok());
+            for (int64_t target = 1; target <= d.max_blocks_per_sm; ++target) {
+              const NextStep s = bounds_for(d, input(32, 16, 0, carveout), target).value();
+              const auto want = largest(0, block_max, [&](int64_t bytes) {
+                return occupancy_unchecked(d, input(32, 16, bytes, carveout)).blocks_by_smem >= target;
+              });
+              ASSERT_EQ(s.max_smem_bytes, want)
+                  << "steps " << steps.size() << " unit " << unit << " reserve " << reserve << " max " << block_max
+                  << " carveout " << carveout.value_or(-1) << " target " << target;
+              ++cases;
+            }
+          }
+  EXPECT_EQ(cases, 5 * 3 * 2 * 3 * 5 * 6);
+}
+
+TEST(Occupancy, BoundsFor_Refusals) {
+  const Device h200 = dev("h200");
+  EXPECT_EQ(bounds_for(h200, input(128, 32, 0), 0).error().param, "blocks_per_sm");
+  EXPECT_EQ(bounds_for(h200, input(128, 32, 0), 33).error().param, "blocks_per_sm");
+  EXPECT_EQ(bounds_for(h200, input(128, 32, 0), INT64_MIN).error().param, "blocks_per_sm");
+  EXPECT_EQ(bounds_for(h200, input(0, 32, 0), 1).error().param, "threads_per_block");
+  EXPECT_TRUE(bounds_for(h200, input(128, 32, 0), 32).ok());
+}
+
+// occupancy() computes with any input inside its domain, launchable or not,
+// and refuses what lies outside.
+TEST(Occupancy, Domain_CheckedInEveryBuild) {
+  const Device h200 = dev("h200");
+  const auto param_of = [&h200](const OccupancyInput& in) {
+    const Result<Occupancy> o = occupancy(h200, in);
+    EXPECT_FALSE(o.ok());
+    return o.ok() ? std::string() : o.error().param;
+  };
+  EXPECT_EQ(param_of(input(0, 32, 0)), "threads_per_block");
+  EXPECT_EQ(param_of(input(kMaxOccupancyCount + 1, 32, 0)), "threads_per_block");
+  EXPECT_EQ(param_of(input(128, INT64_MIN, 0)), "regs_per_thread");
+  EXPECT_EQ(param_of(input(128, 32, -1)), "smem_dynamic_bytes");
+  EXPECT_EQ(param_of(input(128, 32, kMaxOccupancyBytes + 1)), "smem_dynamic_bytes");
+  EXPECT_EQ(param_of(input(128, 32, 0, 101)), "carveout_percent");
+  OccupancyInput in = input(128, 32, 0);
+  in.smem_static_bytes = INT64_MAX;
+  EXPECT_EQ(param_of(in), "smem_static_bytes");
+  EXPECT_EQ(next_step(h200, in).error().param, "smem_static_bytes");
+  EXPECT_EQ(min_carveout(h200, in).error().param, "smem_static_bytes");
+  // The corners of the domain compute: 2^31 threads of 2^31 registers and 2^40 + 2^40 bytes.
+  in = input(kMaxOccupancyCount, kMaxOccupancyCount, kMaxOccupancyBytes);
+  in.smem_static_bytes = kMaxOccupancyBytes;
+  const Occupancy o = occupancy(h200, in).value();
+  EXPECT_EQ(o.blocks_per_sm, 0);
+  EXPECT_EQ(o.warps_per_block, int64_t{1} << 26);
+  EXPECT_TRUE(next_step(h200, in).ok());
+  EXPECT_TRUE(min_carveout(h200, in).ok());
+  // A broken device is named by its field.
+  Device broken = h200;
+  broken.smem_alloc_unit_bytes = 0;
+  EXPECT_EQ(occupancy(broken, input(128, 32, 0)).error().param, "smem_alloc_unit_bytes");
 }
 
 TEST(Occupancy, MinCarveout_KeepsTheBlocks) {
