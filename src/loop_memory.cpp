@@ -284,8 +284,10 @@ struct Analyzer {
     return base + elems * elem_bytes;
   }
 
+  // Distinct values of v, moved to its front. Ascending addresses give ascending
+  // units, so the sort is mostly skipped.
   static int64_t distinct(std::span<int64_t> v) {
-    std::sort(v.begin(), v.end());
+    if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
     return std::unique(v.begin(), v.end()) - v.begin();
   }
 
@@ -304,33 +306,43 @@ struct Analyzer {
   }
 
   // Cost of one warp instruction from its `count` active threads' byte
-  // addresses (addr) and lanes (ascending).
+  // addresses (addr) and lanes (ascending). The loops read through locals:
+  // a store into the scratch could otherwise alias any int64_t member.
   WarpAccess cost(std::size_t count) {
     WarpAccess r;
     r.threads = static_cast<int64_t>(count);
     r.bytes = r.threads * access_bytes;
+    const int64_t bytes = access_bytes;
+    const int64_t* const at = addr.data();
+    int64_t* const out = ids.data();
     auto count_units = [&](int64_t unit) {
       std::size_t m = 0;
-      for (std::size_t i = 0; i < count; ++i)
-        for (int64_t u = addr[i] / unit; u <= (addr[i] + access_bytes - 1) / unit; ++u) ids[m++] = u;
-      return distinct(std::span(ids.data(), m));
+      for (std::size_t i = 0; i < count; ++i) {
+        const int64_t a = at[i];
+        const int64_t last = (a + bytes - 1) / unit;
+        for (int64_t u = a / unit; u <= last; ++u) out[m++] = u;
+      }
+      return distinct(std::span(out, m));
     };
     r.sectors = count_units(dev.mem_sector_bytes);
     r.lines = count_units(dev.cache_line_bytes);
     if (scope == MemoryScope::shared) {
+      const int64_t bank_bytes = dev.smem_bank_bytes;
+      const int64_t per_phase = phase_threads;
       // Lanes ascend, so each phase's threads are one run of them.
       for (std::size_t i = 0; i < count;) {
-        const int64_t phase = lanes[i] / phase_threads;
+        const int64_t phase = lanes[i] / per_phase;
         std::size_t m = 0;
-        for (; i < count && lanes[i] / phase_threads == phase; ++i)
-          for (int64_t word = addr[i] / dev.smem_bank_bytes; word <= (addr[i] + access_bytes - 1) / dev.smem_bank_bytes;
-               ++word)
-            ids[m++] = word;
-        const auto words = static_cast<std::size_t>(distinct(std::span(ids.data(), m)));
+        for (; i < count && lanes[i] / per_phase == phase; ++i) {
+          const int64_t a = at[i];
+          const int64_t last = (a + bytes - 1) / bank_bytes;
+          for (int64_t word = a / bank_bytes; word <= last; ++word) out[m++] = word;
+        }
+        const auto words = static_cast<std::size_t>(distinct(std::span(out, m)));
         int64_t degree = 0;
         for (std::size_t k = 0; k < words; ++k)
-          degree = std::max(degree, ++per_bank[static_cast<std::size_t>(ids[k] % dev.smem_banks)]);
-        for (std::size_t k = 0; k < words; ++k) per_bank[static_cast<std::size_t>(ids[k] % dev.smem_banks)] = 0;
+          degree = std::max(degree, ++per_bank[static_cast<std::size_t>(out[k] % dev.smem_banks)]);
+        for (std::size_t k = 0; k < words; ++k) per_bank[static_cast<std::size_t>(out[k] % dev.smem_banks)] = 0;
         r.wavefronts += degree;
         r.ideal_wavefronts += 1;
         r.conflict_ways = std::max(r.conflict_ways, degree);
@@ -350,14 +362,19 @@ struct Analyzer {
     // The threads with a group in this step are a prefix: replicas of the
     // first G when there are fewer groups than threads, else those whose
     // group starts before the end of the domain.
-    const int64_t active = thread_extent < threads ? thread_extent * replicas
-                                                   : std::min(threads, ceil_div(domain - round_start, vector));
+    const bool replicas_wrap = thread_extent < threads;
+    const int64_t extent = thread_extent, v = vector;
+    const int64_t active = replicas_wrap ? thread_extent * replicas
+                                         : std::min(threads, ceil_div(domain - round_start, vector));
+    int64_t* const addr_out = addr.data();
+    int64_t* const lanes_out = lanes.data();
     for (int64_t w0 = 0; w0 < active; w0 += warp) {
       std::size_t m = 0;
-      for (int64_t t = w0; t < std::min(w0 + warp, active); ++t) {
-        const int64_t te = thread_extent < threads ? t % thread_extent : t;
-        addr[m] = address(first, round_start + te * vector, base) + part_bytes;
-        lanes[m] = t - w0;
+      const int64_t end = std::min(w0 + warp, active);
+      for (int64_t t = w0; t < end; ++t) {
+        const int64_t te = replicas_wrap ? t % extent : t;
+        addr_out[m] = address(first, round_start + te * v, base) + part_bytes;
+        lanes_out[m] = t - w0;
         ++m;
       }
       WarpAccess a = cost(m);

@@ -71,17 +71,6 @@ Result<LoopPlan> make_plan(const LoopNest& nest) {
 
 // ---- points ---------------------------------------------------------------------
 
-std::optional<int64_t> flatten(const LoopPlan& plan, std::span<const int64_t> index) {
-  const std::vector<int64_t>& extents = plan.extents();
-  if (index.size() != extents.size()) return std::nullopt;
-  int64_t flat = 0;
-  for (std::size_t k = 0; k < extents.size(); ++k) {
-    if (index[k] < 0 || index[k] >= extents[k]) return std::nullopt;
-    flat = flat * extents[k] + index[k];  // < e0*...*ek <= N
-  }
-  return flat;
-}
-
 void unflatten_unchecked(const LoopPlan& plan, int64_t flat, std::span<int64_t> out) {
   const std::vector<int64_t>& extents = plan.extents();
   assert(out.size() == extents.size() && flat >= 0 && flat < plan.points());
@@ -102,17 +91,6 @@ ThreadSlot place_flat_unchecked(const LoopPlan& plan, int64_t flat) {
   const int64_t vector = plan.vector();
   const int64_t group = flat / vector;
   return {group % plan.threads(), (group / plan.threads()) * vector + flat % vector};
-}
-
-std::optional<ThreadSlot> place_flat(const LoopPlan& plan, int64_t flat) {
-  if (flat < 0 || flat >= plan.points()) return std::nullopt;
-  return place_flat_unchecked(plan, flat);
-}
-
-std::optional<ThreadSlot> place(const LoopPlan& plan, std::span<const int64_t> index) {
-  const std::optional<int64_t> flat = flatten(plan, index);
-  if (!flat) return std::nullopt;
-  return place_flat_unchecked(plan, *flat);
 }
 
 std::optional<int64_t> flat_at(const LoopPlan& plan, ThreadSlot ts) {

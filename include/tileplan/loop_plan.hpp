@@ -90,7 +90,7 @@ struct ThreadSlot {
 
 // (i0, ..., i_{k-1}) -> flat, row-major.
 //   Nothing when index.size() != depth or some index[k] is outside 0..e_k-1.
-std::optional<int64_t> flatten(const LoopPlan& plan, std::span<const int64_t> index);
+inline std::optional<int64_t> flatten(const LoopPlan& plan, std::span<const int64_t> index);
 // flat -> (i0, ..., i_{k-1}) into `out`.
 //   False (out untouched) when flat is outside 0..N-1 or out.size() != depth.
 [[nodiscard]] bool unflatten(const LoopPlan& plan, int64_t flat, std::span<int64_t> out);
@@ -98,9 +98,9 @@ std::optional<int64_t> flatten(const LoopPlan& plan, std::span<const int64_t> in
 // flat -> (thread, slot), the reference plan (replica 0 when the plan replicates).
 //   Nothing when flat is outside 0..N-1.
 //   Ensures: thread < min(T, G); slot < ceil(G/T)*V; flat_at(plan, result) == flat.
-std::optional<ThreadSlot> place_flat(const LoopPlan& plan, int64_t flat);
+inline std::optional<ThreadSlot> place_flat(const LoopPlan& plan, int64_t flat);
 // (i0, ..., i_{k-1}) -> (thread, slot).  Nothing where flatten has nothing.
-std::optional<ThreadSlot> place(const LoopPlan& plan, std::span<const int64_t> index);
+inline std::optional<ThreadSlot> place(const LoopPlan& plan, std::span<const int64_t> index);
 
 // (thread, slot) -> flat, or nothing when that thread holds no point in that
 // slot (an idle thread, a masked lane of the last round, a slot past the end,
@@ -161,5 +161,31 @@ inline constexpr int64_t kMaxComparedPoints = 4096;
 //   (param first_threads, first_points).
 Result<ShapeComparison> compare_shape(const std::vector<int64_t>& extents, int64_t threads, int64_t vector,
                                       int64_t first_threads = 2, int64_t first_points = 4);
+
+// ---- the per-point maps, inline: callers map points one at a time ----------------
+
+inline std::optional<int64_t> flatten(const LoopPlan& plan, std::span<const int64_t> index) {
+  const std::vector<int64_t>& extents = plan.extents();
+  if (index.size() != extents.size()) return std::nullopt;
+  int64_t flat = 0;
+  for (std::size_t k = 0; k < extents.size(); ++k) {
+    if (index[k] < 0 || index[k] >= extents[k]) return std::nullopt;
+    flat = flat * extents[k] + index[k];  // < e0*...*ek <= N
+  }
+  return flat;
+}
+
+inline std::optional<ThreadSlot> place_flat(const LoopPlan& plan, int64_t flat) {
+  if (flat < 0 || flat >= plan.points()) return std::nullopt;
+  const int64_t vector = plan.vector();
+  const int64_t group = flat / vector;
+  return ThreadSlot{group % plan.threads(), (group / plan.threads()) * vector + flat % vector};
+}
+
+inline std::optional<ThreadSlot> place(const LoopPlan& plan, std::span<const int64_t> index) {
+  const std::optional<int64_t> flat = flatten(plan, index);
+  if (!flat) return std::nullopt;
+  return place_flat(plan, *flat);
+}
 
 }  // namespace tileplan
