@@ -7,6 +7,10 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <utility>
+
+#include "tileplan/error.hpp"
 
 #include "tileplan/loop_memory.hpp"
 #include "tileplan/loop_plan.hpp"
@@ -15,6 +19,14 @@ namespace tileplan {
 
 // "1,2,3", for messages.
 std::string list_text(std::span<const int64_t> v);
+
+// An Error about the library parameter `param`; `message` starts with it.
+inline Error loop_error(std::string_view param, std::string message, ErrorKind kind = ErrorKind::invalid_argument) {
+  return Error{kind, std::string(param), std::move(message)};
+}
+
+// ceil(a / b) for a >= 0, b >= 1, without forming a + b.
+inline int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0); }
 
 // flat -> (thread, slot).  Requires: 0 <= flat < plan.points().
 ThreadSlot place_flat_unchecked(const LoopPlan& plan, int64_t flat);

@@ -26,13 +26,7 @@ constexpr int64_t kMaxPeriodicModulus = 1024;
 // (sector, line, bank word): it bounds the work per thread access.
 constexpr int64_t kMaxUnitsPerAccess = 8;
 
-int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0); }
-
 int64_t largest_pow2_divisor(int64_t x) { return x & -x; }
-
-Error bad(std::string_view param, std::string message, ErrorKind kind = ErrorKind::invalid_argument) {
-  return Error{kind, std::string(param), std::move(message)};
-}
 
 }  // namespace
 
@@ -93,12 +87,12 @@ Access tile_access(const LoopPlan& plan, int64_t elem_bytes, MemoryScope scope) 
 
 Status check_perm(std::span<const int64_t> perm, std::size_t depth) {
   if (perm.size() != depth)
-    return bad("perm", fmt::format("perm {}: {} axes for a nest of {} loops; list every loop axis once",
+    return loop_error("perm", fmt::format("perm {}: {} axes for a nest of {} loops; list every loop axis once",
                                    list_text(perm), perm.size(), depth));
   std::vector<bool> seen(depth, false);
   for (int64_t p : perm) {
     if (p < 0 || p >= static_cast<int64_t>(depth) || seen[static_cast<std::size_t>(p)])
-      return bad("perm", fmt::format("perm {} is not a permutation of 0..{}", list_text(perm), depth - 1));
+      return loop_error("perm", fmt::format("perm {} is not a permutation of 0..{}", list_text(perm), depth - 1));
     seen[static_cast<std::size_t>(p)] = true;
   }
   return {};
@@ -108,32 +102,32 @@ Status check_access(const LoopPlan& plan, const Access& a) {
   const std::size_t depth = plan.depth();
   if (Status s = check_perm(a.perm, depth); !s) return s;
   if (a.buffer_shape.size() != depth)
-    return bad("buffer_shape", fmt::format("buffer_shape {}: the buffer needs one dimension per loop ({}), not {}",
+    return loop_error("buffer_shape", fmt::format("buffer_shape {}: the buffer needs one dimension per loop ({}), not {}",
                                            list_text(a.buffer_shape), depth, a.buffer_shape.size()));
   if (a.origin.size() != depth)
-    return bad("origin", fmt::format("origin {}: the origin needs one coordinate per buffer dimension ({}), not {}",
+    return loop_error("origin", fmt::format("origin {}: the origin needs one coordinate per buffer dimension ({}), not {}",
                                      list_text(a.origin), depth, a.origin.size()));
-  if (a.elem_bytes < 1) return bad("elem_bytes", fmt::format("elem_bytes {} must be at least 1", a.elem_bytes));
+  if (a.elem_bytes < 1) return loop_error("elem_bytes", fmt::format("elem_bytes {} must be at least 1", a.elem_bytes));
   for (std::size_t d = 0; d < depth; ++d) {
     if (a.buffer_shape[d] < 1)
-      return bad("buffer_shape", fmt::format("buffer_shape {}: dimension {} is {}; every dimension must be at least 1",
+      return loop_error("buffer_shape", fmt::format("buffer_shape {}: dimension {} is {}; every dimension must be at least 1",
                                              list_text(a.buffer_shape), d, a.buffer_shape[d]));
     if (a.origin[d] < 0)
-      return bad("origin", fmt::format("origin {}: coordinate {} is {}; it must not be negative", list_text(a.origin), d,
+      return loop_error("origin", fmt::format("origin {}: coordinate {} is {}; it must not be negative", list_text(a.origin), d,
                                        a.origin[d]));
   }
   __int128 bytes = a.elem_bytes;
   for (int64_t dim : a.buffer_shape) {
     bytes *= dim;  // each factor < 2^63 and the product stops at the first excess: < 2^126
     if (bytes > std::numeric_limits<int64_t>::max())
-      return bad("buffer_shape", fmt::format("buffer_shape {}: the buffer's bytes do not fit in 63 bits",
+      return loop_error("buffer_shape", fmt::format("buffer_shape {}: the buffer's bytes do not fit in 63 bits",
                                              list_text(a.buffer_shape)),
                  ErrorKind::out_of_range);
   }
   for (std::size_t d = 0; d < depth; ++d) {
     const int64_t extent = plan.extents()[static_cast<std::size_t>(a.perm[d])];
     if (a.origin[d] > a.buffer_shape[d] - extent)
-      return bad("buffer_shape",
+      return loop_error("buffer_shape",
                  fmt::format("buffer_shape {}: buffer dimension {} (loop axis i{}, extent {}) from origin {} runs past "
                              "its size {}",
                              list_text(a.buffer_shape), d, a.perm[d], extent, a.origin[d], a.buffer_shape[d]),
@@ -154,7 +148,7 @@ Result<Access> box_access(const LoopPlan& plan, std::vector<int64_t> perm, std::
       const int64_t extent = plan.extents()[static_cast<std::size_t>(a.perm[d])];
       const int64_t start = std::max<int64_t>(a.origin[d], 0);
       if (start > std::numeric_limits<int64_t>::max() - extent)
-        return bad("origin", fmt::format("origin {}: coordinate {} is {}; the box past it (extent {}) does not fit in "
+        return loop_error("origin", fmt::format("origin {}: coordinate {} is {}; the box past it (extent {}) does not fit in "
                                          "63 bits",
                                          list_text(a.origin), d, a.origin[d], extent),
                    ErrorKind::out_of_range);
@@ -444,13 +438,13 @@ __int128 every_round_accesses(const LoopPlan& plan, const Access& acc, const Dev
 Status check_analysis(const LoopPlan& plan, const Access& acc, const Device& dev, MemoryAnalysis mode) {
   if (Status s = check_device_and_access(plan, acc, dev); !s) return s;
   if (acc.elem_bytes > dev.max_vector_access_bytes)
-    return bad("elem_bytes", fmt::format("elem_bytes {} is wider than the widest access of device '{}' "
+    return loop_error("elem_bytes", fmt::format("elem_bytes {} is wider than the widest access of device '{}' "
                                          "(max_vector_access_bytes {})",
                                          acc.elem_bytes, dev.name, dev.max_vector_access_bytes),
                ErrorKind::out_of_range);
   const int64_t unit = std::min({dev.mem_sector_bytes, dev.cache_line_bytes, dev.smem_bank_bytes});
   if (dev.max_vector_access_bytes > kMaxUnitsPerAccess * unit)
-    return bad("max_vector_access_bytes",
+    return loop_error("max_vector_access_bytes",
                fmt::format("max_vector_access_bytes {} of device '{}': the memory analysis takes accesses of at most "
                            "{} of its smallest unit ({} B: sector, line or bank word)",
                            dev.max_vector_access_bytes, dev.name, kMaxUnitsPerAccess, unit),
@@ -458,14 +452,14 @@ Status check_analysis(const LoopPlan& plan, const Access& acc, const Device& dev
   const LoopSummary sum = summarize_unchecked(plan, dev.warp_size);
   // points * replicas <= T * V when replicating, else N: each below 2^63.
   if (static_cast<__int128>(sum.points) * sum.replicas * acc.elem_bytes > std::numeric_limits<int64_t>::max())
-    return bad("extents",
+    return loop_error("extents",
                fmt::format("extents {}: {} points x {} replicas x {} B requested do not fit in 63 bits",
                            list_text(plan.extents()), sum.points, sum.replicas, acc.elem_bytes),
                ErrorKind::out_of_range);
   if (mode == MemoryAnalysis::every_round) {
     const __int128 visits = every_round_accesses(plan, acc, dev, sum);
     if (visits > kMaxEveryRoundAccesses)
-      return bad("extents",
+      return loop_error("extents",
                  fmt::format("extents {}: every round of the nest is {} thread accesses; an analysis of every "
                              "round is limited to {}",
                              list_text(plan.extents()), static_cast<int64_t>(visits), kMaxEveryRoundAccesses),
@@ -578,7 +572,7 @@ Result<MemoryReport> analyze_unchecked(const LoopPlan& plan, const Access& acc, 
   constexpr long double kTwo63 = 9223372036854775808.0L;
   for (long double total : {az.sectors, az.lines, az.wavefronts, az.ideal})
     if (!(total < kTwo63))
-      return bad("extents",
+      return loop_error("extents",
                  fmt::format("extents {}: the nest's memory totals do not fit in 63 bits", list_text(plan.extents())),
                  ErrorKind::out_of_range);
   auto rounded = [](long double v) { return static_cast<int64_t>(std::llround(v)); };

@@ -12,8 +12,6 @@
 namespace tileplan {
 namespace {
 
-int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0); }
-
 // Product of v, or nothing when it exceeds int64.
 std::optional<int64_t> checked_product(std::span<const int64_t> v) {
   int64_t p = 1;
@@ -24,10 +22,6 @@ std::optional<int64_t> checked_product(std::span<const int64_t> v) {
   return p;
 }
 
-Error bad(std::string_view param, std::string message, ErrorKind kind = ErrorKind::invalid_argument) {
-  return Error{kind, std::string(param), std::move(message)};
-}
-
 }  // namespace
 
 std::string list_text(std::span<const int64_t> v) { return fmt::format("{}", fmt::join(v, ",")); }
@@ -35,28 +29,28 @@ std::string list_text(std::span<const int64_t> v) { return fmt::format("{}", fmt
 // ---- the nest and its plan ----------------------------------------------------
 
 Status check_nest(const LoopNest& n) {
-  if (n.extents.empty()) return bad("extents", "extents: give at least one extent");
+  if (n.extents.empty()) return loop_error("extents", "extents: give at least one extent");
   if (n.extents.size() > kMaxLoopDepth)
-    return bad("extents", fmt::format("extents: {} loops; a nest may have at most {}", n.extents.size(), kMaxLoopDepth),
+    return loop_error("extents", fmt::format("extents: {} loops; a nest may have at most {}", n.extents.size(), kMaxLoopDepth),
                ErrorKind::out_of_range);
   for (std::size_t k = 0; k < n.extents.size(); ++k)
     if (n.extents[k] < 1)
-      return bad("extents", fmt::format("extents {}: e{} is {}; every extent must be at least 1", list_text(n.extents),
+      return loop_error("extents", fmt::format("extents {}: e{} is {}; every extent must be at least 1", list_text(n.extents),
                                         k, n.extents[k]));
   if (!checked_product(n.extents))
-    return bad("extents", fmt::format("extents {}: the nest has more than 2^63-1 points", list_text(n.extents)),
+    return loop_error("extents", fmt::format("extents {}: the nest has more than 2^63-1 points", list_text(n.extents)),
                ErrorKind::out_of_range);
-  if (n.threads < 1) return bad("threads", fmt::format("threads {} must be at least 1", n.threads));
+  if (n.threads < 1) return loop_error("threads", fmt::format("threads {} must be at least 1", n.threads));
   if (n.threads > kMaxLoopThreads)
-    return bad("threads", fmt::format("threads {} must be at most {}", n.threads, kMaxLoopThreads),
+    return loop_error("threads", fmt::format("threads {} must be at most {}", n.threads, kMaxLoopThreads),
                ErrorKind::out_of_range);
-  if (n.vector < 1) return bad("vector", fmt::format("vector {} must be at least 1", n.vector));
+  if (n.vector < 1) return loop_error("vector", fmt::format("vector {} must be at least 1", n.vector));
   if (n.vector > std::numeric_limits<int64_t>::max() / n.threads)
-    return bad("threads", fmt::format("threads {} x vector {} does not fit in 63 bits", n.threads, n.vector),
+    return loop_error("threads", fmt::format("threads {} x vector {} does not fit in 63 bits", n.threads, n.vector),
                ErrorKind::out_of_range);
   const int64_t inner = n.extents.back();
   if (inner % n.vector != 0)
-    return bad("vector", fmt::format("vector {} does not divide the innermost extent {}: a vector would straddle two "
+    return loop_error("vector", fmt::format("vector {} does not divide the innermost extent {}: a vector would straddle two "
                                      "rows; give a divisor of {} or auto",
                                      n.vector, inner, inner));
   return {};
@@ -122,7 +116,7 @@ bool point_at(const LoopPlan& plan, ThreadSlot ts, std::span<int64_t> out) {
 Status enumerate(const LoopPlan& plan, int64_t first, std::span<ThreadSlot> out) {
   const int64_t count = static_cast<int64_t>(out.size());
   if (first < 0 || first > plan.points() || count > plan.points() - first)
-    return bad("first",
+    return loop_error("first",
                fmt::format("first {}: points {}..{}+{} are not all in the nest's 0..{}", first, first, first, count,
                            plan.points() - 1),
                ErrorKind::out_of_range);
@@ -202,7 +196,7 @@ LoopSummary summarize_unchecked(const LoopPlan& plan, int64_t warp_size) {
 
 Result<LoopSummary> summarize(const LoopPlan& plan, const Device& dev) {
   if (dev.warp_size < 1)
-    return bad("warp_size", fmt::format("warp_size {} of device '{}' must be at least 1", dev.warp_size, dev.name));
+    return loop_error("warp_size", fmt::format("warp_size {} of device '{}' must be at least 1", dev.warp_size, dev.name));
   return summarize_unchecked(plan, dev.warp_size);
 }
 
@@ -216,7 +210,7 @@ Result<ShapeComparison> compare_shape(const std::vector<int64_t>& extents, int64
       (first_points > 0 && first_threads > kMaxComparedPoints / first_points)) {
     const bool threads_bad = first_threads < 0 || (first_points >= 0 && first_threads > kMaxComparedPoints);
     const std::string_view param = threads_bad ? "first_threads" : "first_points";
-    return bad(param,
+    return loop_error(param,
                fmt::format("{} {}: first_threads {} x first_points {} must be between 0 and {}", param,
                            threads_bad ? first_threads : first_points, first_threads, first_points, kMaxComparedPoints),
                ErrorKind::out_of_range);

@@ -74,6 +74,28 @@ void append_list(std::string& s, std::span<const int64_t> v) {
   }
 }
 
+// Every point in flat order: visit(index, flat, (thread, slot)). The plan's
+// enumerate in chunks and an index that advances like an odometer, innermost
+// fastest: no division per point.
+template <class Visit>
+void each_point(const LoopPlan& n, Visit&& visit) {
+  std::vector<int64_t> idx(n.depth(), 0);
+  std::vector<ThreadSlot> ts(static_cast<std::size_t>(std::min<int64_t>(n.points(), 4096)));
+  for (int64_t f0 = 0; f0 < n.points(); f0 += static_cast<int64_t>(ts.size())) {
+    const auto size = static_cast<std::size_t>(std::min<int64_t>(static_cast<int64_t>(ts.size()), n.points() - f0));
+    const std::span<ThreadSlot> chunk(ts.data(), size);
+    [[maybe_unused]] const Status listed = enumerate(n, f0, chunk);
+    assert(listed.ok());
+    for (std::size_t i = 0; i < size; ++i) {
+      visit(std::span<const int64_t>(idx), f0 + static_cast<int64_t>(i), chunk[i]);
+      for (std::size_t k = idx.size(); k-- > 0;) {
+        if (++idx[k] < n.extents()[k]) break;
+        idx[k] = 0;
+      }
+    }
+  }
+}
+
 std::string nest_text(const LoopPlan& n) { return "T.Parallel" + tuple_text(n.extents()); }
 
 std::string access_text(const Access& a) {
@@ -218,34 +240,22 @@ void points_text(Writer& w, const LoopReport& r) {
   const LoopSummary& m = r.summary;
   s += "\npoints: index -> (thread, slot), in flat order\n";
   fmt::format_to(o, "  {:<20} {:>8} {:>7} {:>6}\n", "index", "flat", "thread", "slot");
-  std::vector<int64_t> idx(n.depth(), 0);
-  std::vector<ThreadSlot> ts(static_cast<std::size_t>(std::min<int64_t>(n.points(), 4096)));
-  for (int64_t f0 = 0; f0 < n.points(); f0 += static_cast<int64_t>(ts.size())) {
-    const std::span<ThreadSlot> chunk(ts.data(), static_cast<std::size_t>(std::min<int64_t>(
-                                                      static_cast<int64_t>(ts.size()), n.points() - f0)));
-    [[maybe_unused]] const Status listed = enumerate(n, f0, chunk);
-    assert(listed.ok());
-    for (std::size_t i = 0; i < chunk.size(); ++i) {
-      // "  {:<20} {:>8} {:>7} {:>6}\n": index, flat, thread, slot.
-      s += "  ";
-      const std::size_t start = s.size();
-      append_tuple(s, idx);
-      if (s.size() - start < 20) s.append(20 - (s.size() - start), ' ');
-      s += ' ';
-      append_right(s, f0 + static_cast<int64_t>(i), 8);
-      s += ' ';
-      append_right(s, chunk[i].thread, 7);
-      s += ' ';
-      append_right(s, chunk[i].slot, 6);
-      s += '\n';
-      // The index advances like an odometer, innermost fastest.
-      for (std::size_t k = idx.size(); k-- > 0;) {
-        if (++idx[k] < n.extents()[k]) break;
-        idx[k] = 0;
-      }
-      w.flush_if_full();
-    }
-  }
+  each_point(n, [&](std::span<const int64_t> index, int64_t flat, ThreadSlot ts) {
+    // "  {:<20} {:>8} {:>7} {:>6}\n": index, flat, thread, slot.
+    s += "  ";
+    const std::size_t start = s.size();
+    append_tuple(s, index);
+    if (s.size() - start < 20) s.append(20 - (s.size() - start), ' ');
+    s += ' ';
+    append_right(s, flat, 8);
+    s += ' ';
+    append_right(s, ts.thread, 7);
+    s += ' ';
+    append_right(s, ts.slot, 6);
+    s += '\n';
+    w.flush_if_full();
+  });
+  std::vector<int64_t> idx(n.depth());
   s += "\nby thread: points in slot order (index@slot)\n";
   std::vector<int64_t> shown;
   if (r.list_points) {
@@ -438,30 +448,17 @@ void loop_json(const LoopReport& r, const Sink& sink) {
   s += '}';
   if (listed) {
     s += ",\"points\":[";
-    std::vector<ThreadSlot> ts(static_cast<std::size_t>(std::min<int64_t>(m.points, 4096)));
-    std::vector<int64_t> idx(n.depth(), 0);
-    for (int64_t f0 = 0; f0 < n.points(); f0 += static_cast<int64_t>(ts.size())) {
-      const std::span<ThreadSlot> chunk(ts.data(), static_cast<std::size_t>(std::min<int64_t>(
-                                                        static_cast<int64_t>(ts.size()), n.points() - f0)));
-      [[maybe_unused]] const Status listed_chunk = enumerate(n, f0, chunk);
-      assert(listed_chunk.ok());
-      for (std::size_t i = 0; i < chunk.size(); ++i) {
-        // "{}{{\"index\":[{}],\"thread\":{},\"slot\":{}}}"
-        s += f0 + static_cast<int64_t>(i) ? ",{\"index\":[" : "{\"index\":[";
-        append_list(s, idx);
-        s += "],\"thread\":";
-        append_int(s, chunk[i].thread);
-        s += ",\"slot\":";
-        append_int(s, chunk[i].slot);
-        s += '}';
-        // The index advances like an odometer, innermost fastest.
-        for (std::size_t k = idx.size(); k-- > 0;) {
-          if (++idx[k] < n.extents()[k]) break;
-          idx[k] = 0;
-        }
-        w.flush_if_full();
-      }
-    }
+    each_point(n, [&](std::span<const int64_t> index, int64_t flat, ThreadSlot ts) {
+      // "{}{{\"index\":[{}],\"thread\":{},\"slot\":{}}}"
+      s += flat ? ",{\"index\":[" : "{\"index\":[";
+      append_list(s, index);
+      s += "],\"thread\":";
+      append_int(s, ts.thread);
+      s += ",\"slot\":";
+      append_int(s, ts.slot);
+      s += '}';
+      w.flush_if_full();
+    });
     s += ']';
   }
   s += "}\n";
