@@ -44,6 +44,7 @@ TEST(LoopCli, Defaults_ReferenceNestWithEverySection) {
 
 TEST(LoopCli, JsonPointMap_MatchesReferenceGolden) {
   const json cases = golden("loop_plan.json")["cases"];
+  ASSERT_GE(cases.size(), 15u);
   for (const json& c : cases) {
     const CliResult r = run_cli("loop --format json --extents " + joined(c["extents"]) + " --threads " +
                                 std::to_string(c["threads"].get<int64_t>()) + " --vector " +
@@ -51,6 +52,7 @@ TEST(LoopCli, JsonPointMap_MatchesReferenceGolden) {
     ASSERT_EQ(r.status, 0) << r.err;
     const json j = json::parse(r.out);
     const auto map = c["map"].get<std::vector<int64_t>>();
+    ASSERT_FALSE(map.empty()) << c["extents"];
     ASSERT_EQ(j["points"].size() * 2, map.size()) << c["extents"];
     std::vector<int64_t> index(c["extents"].size(), 0);
     for (std::size_t f = 0; f < j["points"].size(); ++f) {
@@ -165,6 +167,7 @@ TEST(LoopCli, Compare_MatchesReferenceData) {
   const json j = json::parse(r.out);
   EXPECT_EQ(j["threads"], want["threads"]);
   EXPECT_EQ(j["vector"], want["vector"]);
+  ASSERT_EQ(want["shapes"].size(), 5u);
   ASSERT_EQ(j["shapes"].size(), want["shapes"].size());
   for (std::size_t i = 0; i < want["shapes"].size(); ++i)
     for (const char* key : {"extents", "points", "threads_used", "points_per_thread", "owned"})

@@ -188,6 +188,7 @@ TEST_P(OccupancyOracle, DeviceFields_MatchTheHeader) {
   // next, and one byte over the last is not a configuration.
   size_t bytes = 0;
   int64_t previous = -1;
+  ASSERT_GE(d.smem_carveout_kb.size(), 2u);
   for (int64_t kb : d.smem_carveout_kb) {
     bytes = static_cast<size_t>(kb * 1024);
     ASSERT_EQ(cudaOccAlignUpShmemSizeVoltaPlus(&bytes, &p), CUDA_OCC_SUCCESS);

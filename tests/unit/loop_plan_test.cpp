@@ -307,6 +307,7 @@ TEST(LoopVector, AccessElems_SplitsWideAndOddVectors) {
 TEST(LoopCompare, MatchesReference) {
   const json golden = load_golden("loop_compare.json");
   const auto shapes = reference_compare_shapes();
+  ASSERT_EQ(shapes.size(), 5u);
   ASSERT_EQ(shapes.size(), golden["shapes"].size());
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     const json& g = golden["shapes"][i];

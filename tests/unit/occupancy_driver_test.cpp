@@ -52,7 +52,9 @@ TEST(OccupancyDriver, H200Triton_AllCompiledKernelsMatch) {
 TEST(OccupancyDriver, H200Triton_RefusalsAreOverTheOptInMaximum) {
   const Device h200 = *find_device("h200");
   int refused = 0;
-  for (const json& c : configs()) {
+  const std::vector<json> all = configs();
+  ASSERT_EQ(all.size(), 216u);
+  for (const json& c : all) {
     OccupancyInput in;
     in.threads_per_block = 32 * c["warps"].get<int64_t>();
     in.regs_per_thread = 32;
