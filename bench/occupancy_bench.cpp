@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "tileplan/occupancy.hpp"
+#include "../src/occupancy_internal.hpp"
 
 namespace tileplan {
 namespace {
@@ -30,11 +31,12 @@ std::vector<OccupancyInput> inputs() {
   return v;
 }
 
+// The public entry point: checks the device and the input, then computes.
 void BM_Occupancy(benchmark::State& state) {
   const std::vector<OccupancyInput> in = inputs();
   std::size_t i = 0;
   for (auto _ : state) {
-    Occupancy o = occupancy(h200(), in[i++ & 1023]);
+    Result<Occupancy> o = occupancy(h200(), in[i++ & 1023]);
     benchmark::DoNotOptimize(o);
   }
   state.counters["ns_per_call"] =
@@ -42,7 +44,20 @@ void BM_Occupancy(benchmark::State& state) {
 }
 BENCHMARK(BM_Occupancy);
 
-// The next step searches registers and shared memory: slower, once per report.
+// The library's internal fast path (the tile sweep's): the rules alone.
+void BM_OccupancyUnchecked(benchmark::State& state) {
+  const std::vector<OccupancyInput> in = inputs();
+  std::size_t i = 0;
+  for (auto _ : state) {
+    Occupancy o = occupancy_unchecked(h200(), in[i++ & 1023]);
+    benchmark::DoNotOptimize(o);
+  }
+  state.counters["ns_per_call"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_OccupancyUnchecked);
+
+// The next step: closed forms for registers and shared memory, once per report.
 void BM_NextStep(benchmark::State& state) {
   const std::vector<OccupancyInput> in = inputs();
   std::size_t i = 0;

@@ -6,7 +6,11 @@ nests) and tests/golden/loop_compare.json (the reference's comparison of nest
 shapes, read back from what it prints). Standard library only; the tests read
 the JSON and need no Python. Run from anywhere:
 
-    python3 scripts/gen_loop_golden.py [--reference DIR]
+    python3 scripts/gen_loop_golden.py [REFERENCE_DIR]
+
+REFERENCE_DIR is the folder holding the reference scripts (loop_mapping.py);
+by default ../shared/reference beside the repository. Regenerating reproduces
+the committed files byte for byte (check with `git diff tests/golden`).
 """
 
 from __future__ import annotations
@@ -48,6 +52,9 @@ CASES = [
 
 
 def load_reference(directory: Path):
+    script = directory / "loop_mapping.py"
+    if not script.is_file():
+        raise SystemExit(f"{script}: no such file; give the folder holding the reference scripts")
     sys.path.insert(0, str(directory.resolve()))
     import loop_mapping  # noqa: E402  (the reference, by path)
 
@@ -90,10 +97,14 @@ def compare_case(ref):
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--reference", type=Path, default=DEFAULT_REFERENCE, help="folder holding loop_mapping.py")
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("reference", nargs="?", type=Path, default=None,
+                        help=f"folder holding loop_mapping.py (default: {DEFAULT_REFERENCE})")
+    parser.add_argument("--reference", dest="reference_flag", type=Path, default=None, help="the same, as a flag")
     args = parser.parse_args()
-    ref = load_reference(args.reference)
+    if args.reference and args.reference_flag and args.reference != args.reference_flag:
+        parser.error("give the reference folder once")
+    ref = load_reference(args.reference or args.reference_flag or DEFAULT_REFERENCE)
     out = REPO / "tests" / "golden"
     out.mkdir(parents=True, exist_ok=True)
     plan = {"generator": "scripts/gen_loop_golden.py", "reference": "loop_mapping.py plan()",

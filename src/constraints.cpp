@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "detail.hpp"
+#include "occupancy_internal.hpp"
 
 namespace tileplan {
 
@@ -129,8 +130,10 @@ void hardware_occupancy(TileCheck& v, const TileConfig& cfg, const Device& dev) 
   // failed) cannot be placed at all: leave its occupancy at zero.
   for (const Finding& f : v.failures)
     if (f.kind == FindingKind::threads_per_block || f.kind == FindingKind::smem_per_block) return;
+  // In occupancy's domain: threads and registers at least 1, at most 2^16 and
+  // 2^31; shared memory within the opt-in maximum (checked just above).
   const OccupancyInput in{cfg.threads, v.regs_per_thread, 0, v.smem_bytes, std::nullopt};
-  const Occupancy o = occupancy(dev, in);
+  const Occupancy o = occupancy_unchecked(dev, in);
   v.blocks_by_regs = o.blocks_by_regs;
   v.blocks_by_smem = o.blocks_by_smem;
   v.blocks_by_threads = o.blocks_by_warps;

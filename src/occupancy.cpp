@@ -2,23 +2,44 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstdint>
+#include <string>
 
 #include <fmt/format.h>
+
+#include "occupancy_internal.hpp"
 
 namespace tileplan {
 namespace {
 
 constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 constexpr int64_t round_up(int64_t a, int64_t unit) { return ceil_div(a, unit) * unit; }
+constexpr int64_t round_down(int64_t a, int64_t unit) { return a / unit * unit; }
 
-constexpr int64_t kMaxCount = int64_t{1} << 31;  // threads, registers
-constexpr int64_t kMaxBytes = int64_t{1} << 40;  // shared memory
+Error bad(std::string_view param, std::string message, ErrorKind kind = ErrorKind::invalid_argument) {
+  return Error{kind, std::string(param), std::move(message)};
+}
 
-[[maybe_unused]] bool in_domain(const OccupancyInput& in) {
-  return in.threads_per_block >= 1 && in.threads_per_block <= kMaxCount && in.regs_per_thread >= 1 &&
-         in.regs_per_thread <= kMaxCount && in.smem_static_bytes >= 0 && in.smem_static_bytes <= kMaxBytes &&
-         in.smem_dynamic_bytes >= 0 && in.smem_dynamic_bytes <= kMaxBytes &&
-         (!in.carveout_percent || (*in.carveout_percent >= 0 && *in.carveout_percent <= 100));
+Status check_range(std::string_view param, int64_t v, int64_t lo, int64_t hi) {
+  if (v >= lo && v <= hi) return {};
+  return bad(param, fmt::format("{} {} must be between {} and {}", param, v, lo, hi),
+             v < lo ? ErrorKind::invalid_argument : ErrorKind::out_of_range);
+}
+
+// occupancy()'s domain: what the rules can compute with on any device that
+// passes check_device, launchable or not.
+Status check_domain(const OccupancyInput& in) {
+  if (Status s = check_range("threads_per_block", in.threads_per_block, 1, kMaxOccupancyCount); !s) return s;
+  if (Status s = check_range("regs_per_thread", in.regs_per_thread, 1, kMaxOccupancyCount); !s) return s;
+  if (Status s = check_range("smem_static_bytes", in.smem_static_bytes, 0, kMaxOccupancyBytes); !s) return s;
+  if (Status s = check_range("smem_dynamic_bytes", in.smem_dynamic_bytes, 0, kMaxOccupancyBytes); !s) return s;
+  if (in.carveout_percent) return check_range("carveout_percent", *in.carveout_percent, 0, 100);
+  return {};
+}
+
+Status check_args(const Device& dev, const OccupancyInput& in) {
+  if (Status s = check_device(dev); !s) return s;
+  return check_domain(in);
 }
 
 // The smallest carveout step holding `bytes`, or nothing when none does.
@@ -32,10 +53,9 @@ std::optional<int64_t> carveout_step(const Device& dev, int64_t bytes) {
 // the preference (percent of the largest configuration; the driver's default
 // is the largest) rounded up to a carveout step.
 int64_t preferred_config_bytes(const Device& dev, const std::optional<int64_t>& percent) {
-  // The largest step is the SM's whole shared memory (check_device_for_occupancy).
+  // The largest step is the SM's whole shared memory (check_device).
   if (!percent) return dev.smem_per_sm_bytes;
-  const int64_t wanted = percent ? *percent * dev.smem_per_sm_bytes / 100 : dev.smem_per_sm_bytes;
-  return carveout_step(dev, wanted).value_or(dev.smem_per_sm_bytes);
+  return carveout_step(dev, *percent * dev.smem_per_sm_bytes / 100).value_or(dev.smem_per_sm_bytes);
 }
 
 int64_t warps_per_block(const Device& dev, int64_t threads) { return ceil_div(threads, dev.warp_size); }
@@ -51,9 +71,9 @@ int64_t regs_per_warp(const Device& dev, int64_t regs) { return round_up(regs * 
 // floor(file / per_warp) warps. At launch the hardware checks the block as if
 // its warps were spread evenly over every sub-partition.
 int64_t blocks_by_regs(const Device& dev, int64_t threads, int64_t regs) {
+  if (regs > dev.regs_per_thread_max) return 0;
   const int64_t warps = warps_per_block(dev, threads);
   const int64_t per_warp = regs_per_warp(dev, regs);
-  if (regs > dev.regs_per_thread_max) return 0;
   if (per_warp * round_up(warps, dev.sm_subpartitions) > dev.regs_per_block_max) return 0;
   const int64_t warps_per_subpartition = dev.regs_per_sm / dev.sm_subpartitions / per_warp;
   return warps_per_subpartition * dev.sm_subpartitions / warps;
@@ -88,20 +108,52 @@ SmemLimit smem_limit(const Device& dev, int64_t smem_bytes, int64_t preferred_by
   return {config / alloc, config};
 }
 
-std::optional<std::string> check_device_for_occupancy(const Device& d) {
-  const auto bad = [&d](std::string_view what) {
-    return fmt::format("device '{}': {}; the occupancy rules cannot use it", d.name, what);
+// The most registers per thread at which `target` blocks of `threads` fit the
+// register files. blocks_by_regs >= target exactly when
+//   per_warp <= floor(regs_per_sm / sub / k),  k = ceil(target * w / sub)   (the files)
+//   per_warp <= floor(regs_per_block_max / roundup(w, sub))                  (the launch check)
+//   regs <= regs_per_thread_max,
+// and per_warp = roundup(regs * warp_size, unit) <= P exactly when
+// regs <= floor(floor(P / unit) * unit / warp_size).
+std::optional<int64_t> max_regs_for(const Device& dev, int64_t threads, int64_t target) {
+  const int64_t w = warps_per_block(dev, threads);
+  const int64_t k = ceil_div(target * w, dev.sm_subpartitions);
+  const int64_t by_files = dev.regs_per_sm / dev.sm_subpartitions / k;
+  const int64_t by_launch = dev.regs_per_block_max / round_up(w, dev.sm_subpartitions);
+  const int64_t per_warp = round_down(std::min(by_files, by_launch), dev.reg_alloc_unit);
+  const int64_t regs = std::min(per_warp / dev.warp_size, dev.regs_per_thread_max);
+  if (regs < 1) return std::nullopt;
+  return regs;
+}
+
+// The most bytes (static + dynamic) at which `target` blocks fit the SM's
+// shared memory. Blocks depend on the bytes only through the allocation A (a
+// multiple of the unit, at most smem_per_block_max + reserve), and the most
+// bytes of an allocation A are A - reserve. blocks_by_smem >= target exactly when
+//   A <= preferred and preferred / A >= target:  A <= preferred / target, or
+//   A >  preferred, the smallest step holding A is S (prev < A <= S) and S / A >= target:
+//        max(prev, preferred) < A <= S / target,
+// so the answer is the largest A over the preference and each step: O(steps).
+// Bytes 0 with no reserve allocate nothing, a limit that cannot bind.
+std::optional<int64_t> max_smem_for(const Device& dev, int64_t preferred, int64_t target) {
+  const int64_t unit = dev.smem_alloc_unit_bytes;
+  const int64_t reserve = dev.smem_reserved_per_block_bytes;
+  const int64_t lowest = round_up(reserve, unit);  // the allocation of 0 bytes
+  const int64_t highest = round_down(dev.smem_per_block_max_bytes + reserve, unit);
+  int64_t best = 0;  // the largest allocation found, 0 for none
+  const auto consider = [&](int64_t at_most, int64_t above) {
+    const int64_t a = round_down(std::min(at_most, highest), unit);
+    if (a > above && a >= lowest && a > best) best = a;
   };
-  if (d.warp_size < 1 || d.sm_subpartitions < 1 || d.reg_alloc_unit < 1 || d.smem_alloc_unit_bytes < 1)
-    return bad("warp size, sub-partitions and allocation units must be at least 1");
-  if (d.max_warps_per_sm < 1 || d.max_blocks_per_sm < 1 || d.max_threads_per_block < 1 || d.regs_per_sm < 1)
-    return bad("the per-SM and per-block limits must be at least 1");
-  if (d.smem_reserved_per_block_bytes < 0 || d.smem_per_block_max_bytes < 0 || d.smem_per_block_default_bytes < 0)
-    return bad("shared-memory sizes must not be negative");
-  if (d.smem_carveout_kb.empty() || d.smem_carveout_kb.back() * 1024 != d.smem_per_sm_bytes)
-    return bad("the carveout steps must end at the SM's shared memory");
-  if (!std::is_sorted(d.smem_carveout_kb.begin(), d.smem_carveout_kb.end()) || d.smem_carveout_kb.front() < 0)
-    return bad("the carveout steps must be ascending and not negative");
+  consider(preferred / target, 0);
+  int64_t previous_step = 0;
+  for (int64_t kb : dev.smem_carveout_kb) {
+    const int64_t step = kb * 1024;
+    consider(step / target, std::max(previous_step, preferred));
+    previous_step = step;
+  }
+  if (best > 0) return best - reserve;
+  if (reserve == 0) return 0;
   return std::nullopt;
 }
 
@@ -123,9 +175,8 @@ std::string_view to_string(Limiter l) {
   return "?";
 }
 
-Occupancy occupancy(const Device& dev, const OccupancyInput& in) {
-  assert(in_domain(in));
-  assert(!check_device_for_occupancy(dev));
+Occupancy occupancy_unchecked(const Device& dev, const OccupancyInput& in) {
+  assert(check_args(dev, in).ok());
   Occupancy o;
   const int64_t smem_bytes = in.smem_static_bytes + in.smem_dynamic_bytes;
   o.warps_per_block = warps_per_block(dev, in.threads_per_block);
@@ -152,6 +203,11 @@ Occupancy occupancy(const Device& dev, const OccupancyInput& in) {
   return o;
 }
 
+Result<Occupancy> occupancy(const Device& dev, const OccupancyInput& in) {
+  if (Status s = check_args(dev, in); !s) return s;
+  return occupancy_unchecked(dev, in);
+}
+
 bool limits(const Occupancy& o, Limiter l) {
   switch (l) {
     case Limiter::warps: return o.blocks_by_warps == o.blocks_per_sm;
@@ -163,83 +219,82 @@ bool limits(const Occupancy& o, Limiter l) {
   return false;
 }
 
-std::optional<std::string> check_occupancy_input(const Device& dev, const OccupancyInput& in) {
-  if (auto err = check_device_for_occupancy(dev)) return err;
+Status check_occupancy_input(const Device& dev, const OccupancyInput& in) {
+  if (Status s = check_device(dev); !s) return s;
   if (in.threads_per_block < 1 || in.threads_per_block > dev.max_threads_per_block)
-    return fmt::format("--threads {}: threads per block must be between 1 and {} on the {}", in.threads_per_block,
-                       dev.max_threads_per_block, dev.name);
+    return bad("threads_per_block",
+               fmt::format("threads_per_block {}: threads per block must be between 1 and {} on the {}",
+                           in.threads_per_block, dev.max_threads_per_block, dev.name));
   if (in.regs_per_thread < 1 || in.regs_per_thread > dev.regs_per_thread_max)
-    return fmt::format("--regs {}: registers per thread must be between 1 and {} on the {}", in.regs_per_thread,
-                       dev.regs_per_thread_max, dev.name);
-  if (in.smem_static_bytes < 0 || in.smem_dynamic_bytes < 0)
-    return fmt::format("--smem {} / --smem-static {}: shared memory must not be negative", in.smem_dynamic_bytes,
-                       in.smem_static_bytes);
+    return bad("regs_per_thread", fmt::format("regs_per_thread {}: registers per thread must be between 1 and {} on the {}",
+                                              in.regs_per_thread, dev.regs_per_thread_max, dev.name));
+  if (in.smem_static_bytes < 0)
+    return bad("smem_static_bytes", fmt::format("smem_static_bytes {}: shared memory must not be negative",
+                                                in.smem_static_bytes));
+  if (in.smem_dynamic_bytes < 0)
+    return bad("smem_dynamic_bytes", fmt::format("smem_dynamic_bytes {}: shared memory must not be negative",
+                                                 in.smem_dynamic_bytes));
   if (in.smem_static_bytes > dev.smem_per_block_default_bytes)
-    return fmt::format(
-        "--smem-static {}: static shared memory is limited to {} per block; larger buffers must be dynamic (--smem)",
-        in.smem_static_bytes, bytes_text(dev.smem_per_block_default_bytes));
-  if (in.smem_dynamic_bytes > kMaxBytes || !smem_fits_block(dev, in.smem_static_bytes + in.smem_dynamic_bytes))
-    return fmt::format("--smem {}: {} B of shared memory per block (static + dynamic) is over the {}'s opt-in maximum "
-                       "of {}",
-                       in.smem_dynamic_bytes, in.smem_static_bytes + in.smem_dynamic_bytes, dev.name,
-                       bytes_text(dev.smem_per_block_max_bytes));
+    return bad("smem_static_bytes",
+               fmt::format("smem_static_bytes {}: static shared memory is limited to {} per block; larger buffers "
+                           "must be dynamic",
+                           in.smem_static_bytes, bytes_text(dev.smem_per_block_default_bytes)));
+  // Static is within 0..2^40 here: the sum overflows only for a dynamic size near 2^63.
+  if (in.smem_dynamic_bytes > kMaxOccupancyBytes || !smem_fits_block(dev, in.smem_static_bytes + in.smem_dynamic_bytes)) {
+    const std::string total = in.smem_dynamic_bytes > INT64_MAX - in.smem_static_bytes
+                                  ? fmt::format("over {}", INT64_MAX)
+                                  : fmt::format("{}", in.smem_static_bytes + in.smem_dynamic_bytes);
+    return bad("smem_dynamic_bytes",
+               fmt::format("smem_dynamic_bytes {}: {} B of shared memory per block (static + dynamic) is over the "
+                           "{}'s opt-in maximum of {}",
+                           in.smem_dynamic_bytes, total, dev.name, bytes_text(dev.smem_per_block_max_bytes)),
+               ErrorKind::out_of_range);
+  }
   if (in.carveout_percent && (*in.carveout_percent < 0 || *in.carveout_percent > 100))
-    return fmt::format("--carveout {}: the shared-memory carveout is a percent between 0 and 100",
-                       *in.carveout_percent);
-  return std::nullopt;
+    return bad("carveout_percent",
+               fmt::format("carveout_percent {}: the shared-memory carveout is a percent between 0 and 100",
+                           *in.carveout_percent));
+  assert(check_domain(in).ok());
+  return {};
 }
 
-std::optional<NextStep> next_step(const Device& dev, const OccupancyInput& in) {
-  const int64_t target = occupancy(dev, in).blocks_per_sm + 1;
-  if (target > dev.max_blocks_per_sm) return std::nullopt;
-  return bounds_for(dev, in, target);
-}
-
-NextStep bounds_for(const Device& dev, const OccupancyInput& in, int64_t target) {
-  assert(in_domain(in));
+NextStep bounds_for_unchecked(const Device& dev, const OccupancyInput& in, int64_t target) {
+  assert(check_args(dev, in).ok());
   assert(target >= 1 && target <= dev.max_blocks_per_sm);
   NextStep step;
   step.blocks_per_sm = target;
-
   // Warps: target blocks of w warps fit in the SM's warp slots.
   const int64_t max_warps = dev.max_warps_per_sm / target;
   if (max_warps >= 1) step.max_threads_per_block = std::min(max_warps * dev.warp_size, dev.max_threads_per_block);
-
-  // Registers: the most per thread, from the per-thread limit down.
-  for (int64_t r = dev.regs_per_thread_max; r >= 1; --r) {
-    if (blocks_by_regs(dev, in.threads_per_block, r) >= target) {
-      step.max_regs_per_thread = r;
-      break;
-    }
-  }
-
-  // Shared memory: blocks depend on the bytes only through the allocation, a
-  // multiple of the unit; the largest byte count of an allocation A is A - reserve.
-  const int64_t preferred = preferred_config_bytes(dev, in.carveout_percent);
-  const int64_t unit = dev.smem_alloc_unit_bytes;
-  const int64_t reserve = dev.smem_reserved_per_block_bytes;
-  for (int64_t alloc = round_up(dev.smem_per_block_max_bytes + reserve, unit); alloc >= unit; alloc -= unit) {
-    const int64_t bytes = std::min(alloc - reserve, dev.smem_per_block_max_bytes);
-    if (bytes < 0) break;
-    if (smem_limit(dev, bytes, preferred).blocks >= target) {
-      step.max_smem_bytes = bytes;
-      break;
-    }
-  }
+  step.max_regs_per_thread = max_regs_for(dev, in.threads_per_block, target);
+  step.max_smem_bytes = max_smem_for(dev, preferred_config_bytes(dev, in.carveout_percent), target);
   return step;
 }
 
-CarveoutChoice min_carveout(const Device& dev, const OccupancyInput& in) {
-  assert(in_domain(in));
-  const int64_t blocks = occupancy(dev, in).blocks_per_sm;
+Result<NextStep> bounds_for(const Device& dev, const OccupancyInput& in, int64_t blocks_per_sm) {
+  if (Status s = check_args(dev, in); !s) return s;
+  if (Status s = check_range("blocks_per_sm", blocks_per_sm, 1, dev.max_blocks_per_sm); !s) return s;
+  return bounds_for_unchecked(dev, in, blocks_per_sm);
+}
+
+Result<std::optional<NextStep>> next_step(const Device& dev, const OccupancyInput& in) {
+  if (Status s = check_args(dev, in); !s) return s;
+  const int64_t target = occupancy_unchecked(dev, in).blocks_per_sm + 1;
+  if (target > dev.max_blocks_per_sm) return std::optional<NextStep>{};
+  return std::optional<NextStep>{bounds_for_unchecked(dev, in, target)};
+}
+
+Result<CarveoutChoice> min_carveout(const Device& dev, const OccupancyInput& in) {
+  if (Status s = check_args(dev, in); !s) return s;
+  const int64_t blocks = occupancy_unchecked(dev, in).blocks_per_sm;
   OccupancyInput probe = in;
   for (int64_t percent = 0; percent <= 100; ++percent) {
     probe.carveout_percent = percent;
-    const Occupancy o = occupancy(dev, probe);
-    if (o.blocks_per_sm == blocks) return {percent, o.smem_config_bytes};
+    const Occupancy o = occupancy_unchecked(dev, probe);
+    if (o.blocks_per_sm == blocks) return CarveoutChoice{percent, o.smem_config_bytes};
   }
   probe.carveout_percent = 100;
-  return {100, occupancy(dev, probe).smem_config_bytes};
+  return CarveoutChoice{100, occupancy_unchecked(dev, probe).smem_config_bytes};
 }
 
 }  // namespace tileplan

@@ -115,8 +115,9 @@ RegisterFigures register_figures(const Device& dev, const RegisterProfile& prof,
     if (!c.compiled) continue;
     ++f.compiled;
     const RegisterEstimate r = detail::estimate_registers(prof, dev, c.config, GemmProblem{});
-    const Occupancy o = occupancy(dev, {c.config.threads, r.regs_per_thread, 0, c.smem_bytes, std::nullopt});
-    f.blocks_equal += o.blocks_per_sm == c.blocks_per_sm;
+    const Result<Occupancy> o = occupancy(dev, {c.config.threads, r.regs_per_thread, 0, c.smem_bytes, std::nullopt});
+    if (!o.ok()) continue;  // a dataset row outside the occupancy rules' domain: not comparable
+    f.blocks_equal += o->blocks_per_sm == c.blocks_per_sm;
     f.within_16 += std::llabs(r.regs_per_thread - c.regs_per_thread) <= 16;
     f.spill_equal += r.spills == (c.spills > 0);
     f.mean_abs += static_cast<double>(std::llabs(r.regs_per_thread - c.regs_per_thread));

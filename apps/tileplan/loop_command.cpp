@@ -1,5 +1,10 @@
 // tileplan loop: how a T.Parallel nest lands on threads (the plan, a summary,
 // the memory instructions it issues), or a comparison of nest shapes.
+#include <cstdio>
+#include <initializer_list>
+#include <string_view>
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "common.hpp"
@@ -9,8 +14,31 @@
 namespace tileplan::cli {
 namespace {
 
-// Listing every point is refused above this size, whatever the format.
-constexpr int64_t kMaxListedPoints = int64_t{1} << 24;
+// The library's parameter names, as flags ("extents" -> "--extents" and the like by the default rule).
+const std::initializer_list<std::pair<std::string_view, std::string_view>> kLoopFlags = {
+    {"perm", "--access"},
+    {"list_points", "--points"},
+};
+
+// A user's word in a one-line message: 'text', control characters and
+// backslashes escaped (\n, \t, \\, \xNN).
+std::string escaped_word(std::string_view text) {
+  std::string out = "'";
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '\n')
+      out += "\\n";
+    else if (c == '\t')
+      out += "\\t";
+    else if (u < 0x20 || u == 0x7f)
+      out += fmt::format("\\x{:02x}", u);
+    else
+      out += c;
+  }
+  return out + "'";
+}
 
 struct LoopFlags {
   std::vector<std::string> extents{"128", "32"};
@@ -41,14 +69,13 @@ void run_compare(const CLI::App& app, const LoopFlags& fl) {
   if (app.count("--threads")) report.threads = parse_int("--threads", fl.threads);
   if (app.count("--vector")) report.vector = parse_int("--vector", fl.vector);
   for (const std::vector<int64_t>& shape : reference_compare_shapes()) {
-    LoopNest n;
-    n.extents = shape;
-    n.threads = report.threads;
-    n.vector = report.vector;
-    require(check_nest(n));
-    report.rows.push_back(compare_shape(shape, report.threads, report.vector));
+    const Result<ShapeComparison> row = compare_shape(shape, report.threads, report.vector);
+    require(row.status(), kLoopFlags);
+    report.rows.push_back(*row);
   }
-  emit(fl.format == "json" ? render::compare_json(report) : render::compare_text(report), fl.output);
+  Output out = Output::open(fl.output);
+  out.write(fl.format == "json" ? render::compare_json(report) : render::compare_text(report));
+  out.finish();
 }
 
 void run(const CLI::App& app, const LoopFlags& fl) {
@@ -60,49 +87,52 @@ void run(const CLI::App& app, const LoopFlags& fl) {
   nest.replicate = fl.replicate;
   const bool vector_auto = fl.vector == "auto";
   nest.vector = vector_auto ? 1 : parse_int("--vector", fl.vector);
-  require(check_nest(nest));
+  Result<LoopPlan> plan = make_plan(nest);
+  require(plan.status(), kLoopFlags);
 
   const std::optional<DType> dtype = find_dtype(fl.dtype);
-  if (!dtype) throw UsageError(fmt::format("--dtype '{}' is not one of: {}", fl.dtype, dtype_names()));
+  if (!dtype) throw UsageError(fmt::format("--dtype {} is not one of: {}", escaped_word(fl.dtype), dtype_names()));
   const std::optional<MemoryScope> scope = parse_scope(fl.scope);
-  if (!scope) throw UsageError(fmt::format("--scope '{}' is not one of: global, shared", fl.scope));
+  if (!scope) throw UsageError(fmt::format("--scope {} is not one of: global, shared", escaped_word(fl.scope)));
 
-  Access access = tile_access(nest, dtype->bytes, *scope);
+  Access access = tile_access(*plan, dtype->bytes, *scope);
   if (!fl.access.empty()) access.perm = parse_int_list("--access", fl.access);
   if (!fl.origin.empty()) access.origin = parse_int_list("--origin", fl.origin);
   if (!fl.buffer_shape.empty()) {
     access.buffer_shape = parse_int_list("--buffer-shape", fl.buffer_shape);
+    require(check_access(*plan, access), kLoopFlags);
   } else {
     // The default buffer is the box itself past its origin, in access order.
-    require(check_perm(access.perm, nest.extents.size()));
-    for (std::size_t d = 0; d < access.perm.size(); ++d)
-      access.buffer_shape[d] = nest.extents[static_cast<std::size_t>(access.perm[d])] +
-                               (d < access.origin.size() ? std::max<int64_t>(access.origin[d], 0) : 0);
+    Result<Access> box = box_access(*plan, access.perm, access.origin, access.elem_bytes, access.scope);
+    require(box.status(), kLoopFlags);
+    access = std::move(*box);
   }
-  require(check_access(nest, access));
 
-  render::LoopReport report;
-  report.device = &dev;
+  std::optional<VectorChoice> choice;
   if (vector_auto) {
-    report.vector_choice = choose_vector(nest, access, dev);
-    nest.vector = report.vector_choice->vector;
-    require(check_nest(nest));
+    const Result<VectorChoice> chosen = choose_vector(*plan, access, dev);
+    require(chosen.status(), kLoopFlags);
+    choice = *chosen;
+    nest.vector = choice->vector;
+    plan = make_plan(nest);
+    require(plan.status(), kLoopFlags);
   }
-  report.nest = nest;
-  report.summary = summarize(nest, dev);
-  report.dtype = std::string(dtype->name);
-  report.access = access;
-  report.list_points = fl.points;
-  if (fl.points && report.summary.points > kMaxListedPoints)
-    throw UsageError(fmt::format("--points: the nest has {} points; listing is limited to {}", report.summary.points,
-                                 kMaxListedPoints));
-  report.memory = analyze_memory(nest, access, dev, fl.format != "svg" && render::lists_points(report, fl.format));
-  if (fl.format == "json")
-    emit(render::loop_json(report), fl.output);
-  else if (fl.format == "svg")
-    emit(render::loop_svg(report), fl.output);
+  const render::LoopFormat format = fl.format == "json"  ? render::LoopFormat::json
+                                    : fl.format == "svg" ? render::LoopFormat::svg
+                                                         : render::LoopFormat::text;
+  const Result<render::LoopReport> report =
+      render::make_loop_report(dev, *plan, access, {std::string(dtype->name), choice, fl.points, format});
+  require(report.status(), kLoopFlags);
+
+  Output out = Output::open(fl.output);
+  const render::Sink sink = [&out](std::string_view piece) { out.write(piece); };
+  if (format == render::LoopFormat::json)
+    render::loop_json(*report, sink);
+  else if (format == render::LoopFormat::svg)
+    out.write(render::loop_svg(*report));
   else
-    emit(render::loop_text(report), fl.output);
+    render::loop_text(*report, sink);
+  out.finish();
 }
 
 }  // namespace

@@ -9,6 +9,15 @@
 namespace tileplan::cli {
 namespace {
 
+// The library's parameter names, as flags.
+const std::initializer_list<std::pair<std::string_view, std::string_view>> kOccupancyFlags = {
+    {"threads_per_block", "--threads"},
+    {"regs_per_thread", "--regs"},
+    {"smem_dynamic_bytes", "--smem"},
+    {"smem_static_bytes", "--smem-static"},
+    {"carveout_percent", "--carveout"},
+};
+
 struct OccupancyFlags {
   DeviceFlags device;
   std::string threads, regs, smem = "0", smem_static = "0", carveout;
@@ -23,9 +32,10 @@ void run(const OccupancyFlags& fl) {
   in.smem_static_bytes = parse_bytes("--smem-static", fl.smem_static);
   if (!fl.carveout.empty()) in.carveout_percent = parse_int("--carveout", fl.carveout);
   const Device dev = fl.device.resolve();
-  require(check_occupancy_input(dev, in));
-  const render::OccupancyReport report = render::make_occupancy_report(dev, in);
-  emit(fl.format == "json" ? render::occupancy_json(report) : render::occupancy_text(report));
+  require(check_occupancy_input(dev, in), kOccupancyFlags);
+  const Result<render::OccupancyReport> report = render::make_occupancy_report(dev, in);
+  require(report.status(), kOccupancyFlags);
+  emit(fl.format == "json" ? render::occupancy_json(*report) : render::occupancy_text(*report));
 }
 
 }  // namespace

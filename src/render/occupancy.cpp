@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "tileplan/render/tile.hpp"
+#include "../occupancy_internal.hpp"
 
 namespace tileplan::render {
 namespace {
@@ -76,8 +77,8 @@ std::string next_step_text(const Device& d, const OccupancyInput& in, const Occu
     at_threads = fmt::format(" at {} threads", at.threads_per_block);
     needs.push_back(fmt::format("at most {} threads per block (now {})", at.threads_per_block, in.threads_per_block));
   }
-  const NextStep bounds = at_threads.empty() ? *next : bounds_for(d, at, target);
-  const Occupancy o_at = at_threads.empty() ? o : occupancy(d, at);
+  const NextStep bounds = at_threads.empty() ? *next : bounds_for_unchecked(d, at, target);
+  const Occupancy o_at = at_threads.empty() ? o : occupancy_unchecked(d, at);
   if (o_at.blocks_by_regs < target) {
     needs.push_back(bounds.max_regs_per_thread
                         ? fmt::format("at most {} registers per thread{} (now {})", *bounds.max_regs_per_thread,
@@ -112,13 +113,15 @@ void optional_json(std::string& s, const std::optional<int64_t>& v) {
 
 }  // namespace
 
-OccupancyReport make_occupancy_report(const Device& dev, const OccupancyInput& in) {
+Result<OccupancyReport> make_occupancy_report(const Device& dev, const OccupancyInput& in) {
+  Result<Occupancy> result = occupancy(dev, in);
+  if (!result) return result.error();
   OccupancyReport r;
   r.device = &dev;
   r.input = in;
-  r.result = occupancy(dev, in);
-  r.next = next_step(dev, in);
-  r.min_carveout = min_carveout(dev, in);
+  r.result = *result;
+  r.next = *next_step(dev, in);
+  r.min_carveout = *min_carveout(dev, in);
   return r;
 }
 

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include <nlohmann/json.hpp>
 
 #include "run_cli.hpp"
@@ -98,7 +100,32 @@ TEST(OccupancyCli, OptInNote_Over48K) {
   EXPECT_EQ(run_cli("occupancy --threads 256 --regs 32 --smem 48K").out.find("cudaFuncAttribute"), std::string::npos);
 }
 
+// An empty --carveout, --sm-count or --smem-kb is the default.
 TEST(OccupancyCli, Help_ExitsZero) { EXPECT_EQ(run_cli("occupancy --help").status, 0); }
+
+// An SM of 2^30 KB: the next step's bounds are solved, not searched 128 B at a
+// time (which took 66 s). 8 blocks of 256 threads fill the 64 warp slots; 9
+// need at most 64 / 9 = 7 warps = 224 threads, and an allocation of at most
+// 2^40 / 9 = 122167958641.8 B, rounded down to the 128 B unit 122167958528,
+// of which 1024 B are the reserve: 122167957504 B.
+TEST(OccupancyCli, HugeSharedMemory_AnsweredAtOnce) {
+  const auto start = std::chrono::steady_clock::now();
+  const CliResult r = run_cli("occupancy --threads 256 --regs 32 --smem-kb 1073741824 --format json");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["blocks_per_sm"], 8);
+  EXPECT_EQ(j["smem_config_bytes"], int64_t{1} << 40);
+  EXPECT_EQ(j["next_step"]["max_threads_per_block"], 224);
+  EXPECT_EQ(j["next_step"]["max_smem_bytes"], int64_t{122167957504});
+  EXPECT_LT(seconds, 10.0);
+  // The largest block the 2^30 KB SM takes, and one byte of it.
+  for (const char* smem : {"1073741823K", "1"}) {
+    const CliResult t = run_cli(std::string("occupancy --threads 1024 --regs 64 --smem-kb 1073741824 --smem ") + smem);
+    ASSERT_EQ(t.status, 0) << t.err;
+    EXPECT_NE(t.out.find("next step"), std::string::npos) << t.out;
+  }
+}
 
 }  // namespace
 }  // namespace tileplan::test

@@ -34,7 +34,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"occupancy --threads 256 --regs 32 --smem 9999999999999999", "--smem"},
         BadInput{"occupancy --threads abc --regs 32", "--threads"},
         BadInput{"occupancy --threads 256 --regs 3.5", "--regs"},
-        BadInput{"occupancy --threads 256 --regs ''", "--regs"},
+        BadInput{"occupancy --threads 256 --regs ''", "--regs: the value is empty"},
         BadInput{"occupancy --threads 99999999999999999999 --regs 32", "--threads"},
         BadInput{"occupancy --device h300 --threads 256 --regs 32", "--device"},
         BadInput{"occupancy --threads 256 --regs 32 --carveout 101", "--carveout"},
@@ -44,6 +44,33 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"occupancy --regs 32", "--threads"},
         BadInput{"occupancy --threads 256", "--regs"},
         BadInput{"occupancy --threads 256 --regs 32 --smem-kb 0", "--smem-kb"}));
+
+// Hostile values for every flag: empty, extreme, sums that overflow.
+INSTANTIATE_TEST_SUITE_P(
+    Hostile, OccupancyBadInput,
+    ::testing::Values(
+        BadInput{"occupancy --threads 9223372036854775807 --regs 32", "--threads 9223372036854775807: threads per block"},
+        BadInput{"occupancy --threads -9223372036854775808 --regs 32", "--threads -9223372036854775808"},
+        BadInput{"occupancy --threads '' --regs 32", "--threads: the value is empty"},
+        BadInput{"occupancy --threads 256 --regs 9223372036854775807", "--regs 9223372036854775807: registers per thread"},
+        BadInput{"occupancy --threads 256 --regs -9223372036854775808", "--regs -9223372036854775808"},
+        BadInput{"occupancy --threads 256 --regs 32 --smem 9223372036854775807", "--smem 9223372036854775807:"},
+        // 48 KB static + (2^63 - 1) dynamic: the sum is never formed.
+        BadInput{"occupancy --threads 256 --regs 32 --smem 9223372036854775807 --smem-static 48K",
+                 "over 9223372036854775807 B of shared memory"},
+        BadInput{"occupancy --threads 256 --regs 32 --smem ''", "--smem: the value is empty"},
+        BadInput{"occupancy --threads 256 --regs 32 --smem-static 9223372036854775807", "--smem-static 9223372036854775807:"},
+        BadInput{"occupancy --threads 256 --regs 32 --smem-static -9223372036854775808", "--smem-static"},
+        BadInput{"occupancy --threads 256 --regs 32 --smem-static ''", "--smem-static: the value is empty"},
+        BadInput{"occupancy --threads 256 --regs 32 --carveout 9223372036854775807", "--carveout 9223372036854775807"},
+        BadInput{"occupancy --threads 256 --regs 32 --carveout -9223372036854775808", "--carveout -9223372036854775808"},
+        BadInput{"occupancy --threads 256 --regs 32 --sm-count 0", "--sm-count"},
+        BadInput{"occupancy --threads 256 --regs 32 --sm-count 9223372036854775807", "--sm-count"},
+        BadInput{"occupancy --threads 256 --regs 32 --smem-kb 9223372036854775807", "--smem-kb"},
+        BadInput{"occupancy --threads 256 --regs 32 --smem-kb -9223372036854775808", "--smem-kb"},
+        BadInput{"occupancy --threads 256 --regs 32 --smem-kb 1073741825", "--smem-kb"},
+        // 2^30 KB per SM: the opt-in maximum is 2^40 - 1024 B.
+        BadInput{"occupancy --threads 256 --regs 32 --smem-kb 1073741824 --smem 1099511627776", "--smem 1099511627776:"}));
 
 }  // namespace
 }  // namespace tileplan::test

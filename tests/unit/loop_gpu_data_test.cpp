@@ -23,16 +23,17 @@ struct Prediction {
 // The whole matrix: one analysis per distinct tile origin (rows are a multiple
 // of 128 B apart, so a tile's column decides its pattern), times its tiles.
 Prediction predict(const json& v, const Device& dev) {
-  LoopNest n;
-  n.extents = v["extents"].get<std::vector<int64_t>>();
-  n.threads = v["threads"];
-  n.vector = v["vector"];
+  LoopNest nest;
+  nest.extents = v["extents"].get<std::vector<int64_t>>();
+  nest.threads = v["threads"];
+  nest.vector = v["vector"];
+  const LoopPlan n = make_plan(nest).value();
   const auto perm = v["access"].get<std::vector<int64_t>>();
   const auto matrix = v["matrix"].get<std::vector<int64_t>>();
   const int64_t elem_bytes = v["elem_bytes"];
   const bool shared = v["scope"] == "shared";
-  const int64_t box_rows = n.extents[static_cast<std::size_t>(perm[0])];
-  const int64_t box_cols = n.extents[static_cast<std::size_t>(perm[1])];
+  const int64_t box_rows = n.extents()[static_cast<std::size_t>(perm[0])];
+  const int64_t box_cols = n.extents()[static_cast<std::size_t>(perm[1])];
   Access a = tile_access(n, elem_bytes, shared ? MemoryScope::shared : MemoryScope::global);
   a.perm = perm;
   a.buffer_shape = shared ? v["shared_buffer"].get<std::vector<int64_t>>() : matrix;
@@ -47,10 +48,11 @@ Prediction predict(const json& v, const Device& dev) {
     }
   }
   Prediction p;
+  EXPECT_FALSE(classes.empty());
   for (const auto& [key, entry] : classes) {
     a.origin = {0, entry.first};
-    EXPECT_FALSE(check_access(n, a).has_value());
-    const MemoryReport m = analyze_memory(n, a, dev);
+    EXPECT_TRUE(check_access(n, a).ok());
+    const MemoryReport m = analyze_memory(n, a, dev).value();
     p.access_elems = m.access_elems;
     p.instructions += m.instructions * entry.second;
     p.sectors += m.sectors * entry.second;

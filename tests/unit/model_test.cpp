@@ -45,7 +45,7 @@ TEST_P(RegisterProfileOnData, MeetsTheCriteria) {
     if (!c.compiled) continue;
     ++compiled;
     const RegisterEstimate r = estimate_registers(prof, h200(), c.config, GemmProblem{}).value();
-    const Occupancy o = occupancy(h200(), {c.config.threads, r.regs_per_thread, 0, c.smem_bytes, std::nullopt});
+    const Occupancy o = occupancy(h200(), {c.config.threads, r.regs_per_thread, 0, c.smem_bytes, std::nullopt}).value();
     blocks_equal += o.blocks_per_sm == c.blocks_per_sm;
     within_16 += std::llabs(r.regs_per_thread - c.regs_per_thread) <= 16;
     spill_equal += r.spills == (c.spills > 0);

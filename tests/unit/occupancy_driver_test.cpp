@@ -36,8 +36,8 @@ TEST(OccupancyDriver, H200Triton_AllCompiledKernelsMatch) {
     in.threads_per_block = 32 * c["warps"].get<int64_t>();
     in.regs_per_thread = c["n_regs"].get<int64_t>();
     in.smem_dynamic_bytes = c["shared"].get<int64_t>();
-    ASSERT_FALSE(check_occupancy_input(h200, in)) << c["key"];
-    const Occupancy o = occupancy(h200, in);
+    ASSERT_TRUE(check_occupancy_input(h200, in).ok()) << c["key"];
+    const Occupancy o = occupancy(h200, in).value();
     EXPECT_EQ(o.blocks_per_sm, c["occupancy"].get<int64_t>())
         << c["key"] << ": " << in.threads_per_block << " threads, " << in.regs_per_thread << " regs, "
         << in.smem_dynamic_bytes << " B";
@@ -52,17 +52,19 @@ TEST(OccupancyDriver, H200Triton_AllCompiledKernelsMatch) {
 TEST(OccupancyDriver, H200Triton_RefusalsAreOverTheOptInMaximum) {
   const Device h200 = *find_device("h200");
   int refused = 0;
-  for (const json& c : configs()) {
+  const std::vector<json> all = configs();
+  ASSERT_EQ(all.size(), 216u);
+  for (const json& c : all) {
     OccupancyInput in;
     in.threads_per_block = 32 * c["warps"].get<int64_t>();
     in.regs_per_thread = 32;
     const int64_t bk = c["BK"].get<int64_t>();
     in.smem_dynamic_bytes = c["stages"].get<int64_t>() * (c["BM"].get<int64_t>() * bk + bk * c["BN"].get<int64_t>()) * 2;
-    const bool over = check_occupancy_input(h200, in).has_value();
+    const bool over = !check_occupancy_input(h200, in).ok();
     EXPECT_EQ(over, c.contains("error")) << c["key"];
     if (c.contains("error")) {
       ++refused;
-      EXPECT_EQ(occupancy(h200, in).blocks_per_sm, 0) << c["key"];
+      EXPECT_EQ(occupancy(h200, in).value().blocks_per_sm, 0) << c["key"];
     }
   }
   EXPECT_EQ(refused, 48);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "tileplan/device.hpp"
+#include "tileplan/error.hpp"
 #include "tileplan/occupancy.hpp"
 
 namespace tileplan::render {
@@ -19,10 +20,12 @@ struct OccupancyReport {
   CarveoutChoice min_carveout;
 };
 
-// Computes every part of the report.
-//   Requires: check_occupancy_input(dev, in) returns nothing; `dev` outlives the report.
-OccupancyReport make_occupancy_report(const Device& dev, const OccupancyInput& in);
+// Computes every part of the report; `dev` must outlive it.
+// Error: as occupancy() (a launch check_occupancy_input refuses still gets a
+//   report: 0 blocks per SM and the reason).
+Result<OccupancyReport> make_occupancy_report(const Device& dev, const OccupancyInput& in);
 
+// Requires: `r` from make_occupancy_report, its device alive.
 std::string occupancy_text(const OccupancyReport& r);
 std::string occupancy_json(const OccupancyReport& r);
 
