@@ -538,10 +538,10 @@ TEST(Fuzz, Loop_ExtremeNests) {
       {{{int64_t{1} << 42}, kMaxLoopThreads, int64_t{1} << 42, true}, 8, MemoryScope::global},  // bytes past 2^63
       {{{3, 3074457345618258602}, 3, 2, false}, 1, MemoryScope::global},  // 2^63-2 points
       {{{2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2}, 1000, 2, false}, 8, MemoryScope::shared},  // 16 loops
-      {{{1000003, 1000003}, 128, 1, false}, 2, MemoryScope::global},    // sampled
       {{{int64_t{1} << 31, int64_t{1} << 31}, 1024, 8, false}, 1, MemoryScope::global},  // periodic
-      {{{576460752303423488}, 1, 576460752303423488, false}, 2, MemoryScope::global},  // the SVG's 2^64 row
   };
+  // Also at the extremes, elsewhere: the 1000003 x 1000003 sampled nest
+  // (loop_memory_test.cpp) and the SVG's row of 2^64 points (loop_cli_test.cpp).
   int64_t calls = 0;
   ASSERT_FALSE(cases.empty());
   for (const Case& c : cases) {
