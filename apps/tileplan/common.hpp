@@ -73,6 +73,7 @@ int64_t parse_bytes(std::string_view flag, std::string_view text);
 // write is checked; the first failure throws UsageError naming the destination
 // ("--output 'PATH'" or "standard output") and the system's reason, and later
 // calls throw again. Output of unbounded length is streamed through write().
+// Writing after finish() is our bug: std::logic_error (an internal error).
 //   Output out = Output::open(fl.output);   // "" or "-": standard output
 //   for (...) out.write(line);
 //   out.finish();                            // flushes (and closes a file)
