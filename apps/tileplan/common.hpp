@@ -118,9 +118,9 @@ std::optional<std::string> close_stdout();
 // rule (at the end) both stay.
 std::string error_line(std::string_view message, std::size_t max_bytes = 400);
 
-// An option of the selected subcommand given with an empty value ("--shapes ''",
-// "--output="): "--shapes: the value is empty". Flags (no value) are not
-// checked. Run after parsing, before the subcommand's callback.
+// An option of the selected subcommand given with an empty value ("--shapes ''"):
+// "--shapes: the value is empty". Flags (no value) are not checked; "--shapes="
+// CLI11 rejects itself. Run after parsing, before the subcommand's callback.
 std::optional<std::string> find_empty_value(const CLI::App& app);
 
 // Each subcommand registers itself on the app and runs when selected.
