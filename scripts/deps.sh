@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages tileplan builds with, when any is missing.
 set -euo pipefail
-packages=(cmake g++ make libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev)
+packages=(cmake ninja-build g++ make libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

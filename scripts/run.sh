@@ -2,10 +2,16 @@
 # Sets up (packages, Release build) and runs tileplan; with no arguments, `tileplan tile` on its defaults.
 #   bash scripts/run.sh                 # tileplan tile
 #   bash scripts/run.sh loop --extents 128 32
+# It configures the release preset without tests and benchmarks (so the CUDA
+# headers the tests need are not required); scripts/test.sh turns them back on.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
-cmake --preset release >/dev/null
+# A build directory another generator made (the presets used Make before Ninja) cannot be reused.
+if [[ -f build/release/CMakeCache.txt ]] && ! grep -qx 'CMAKE_GENERATOR:INTERNAL=Ninja' build/release/CMakeCache.txt; then
+  rm -rf build/release
+fi
+cmake --preset release -DTILEPLAN_BUILD_TESTS=OFF -DTILEPLAN_BUILD_BENCH=OFF >/dev/null
 cmake --build build/release -j"$(nproc)" --target tileplan >/dev/null
 if (($# == 0)); then set -- tile; fi
 exec build/release/tileplan "$@"

@@ -11,6 +11,10 @@ jobs=$(nproc)
 status=0
 for preset in release dev; do
   echo "== $preset: configure and build"
+  # A build directory another generator made (the presets used Make before Ninja) cannot be reused.
+  if [[ -f build/$preset/CMakeCache.txt ]] && ! grep -qx 'CMAKE_GENERATOR:INTERNAL=Ninja' "build/$preset/CMakeCache.txt"; then
+    rm -rf "build/$preset"
+  fi
   cmake --preset "$preset" >/dev/null
   cmake --build --preset "$preset" -j"$jobs" >/dev/null
   echo "== $preset: ctest"

@@ -133,11 +133,13 @@ Output::~Output() {
 
 void Output::fail(const char* what, int error) {
   failed_ = true;
-  throw UsageError(fmt::format("{}: {}: {}", name_, what, error ? std::strerror(error) : "an I/O error"));
+  if (error == 0) throw UsageError(fmt::format("{}: {}", name_, what));
+  throw UsageError(fmt::format("{}: {}: {}", name_, what, std::strerror(error)));
 }
 
 void Output::write(std::string_view bytes) {
-  if (failed_ || !file_) fail("writing failed", 0);
+  if (!file_) throw std::logic_error(fmt::format("{}: written to after finish()", name_));
+  if (failed_) fail("writing failed earlier", 0);
   if (bytes.empty()) return;
   errno = 0;
   if (std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size() || std::ferror(file_))
@@ -145,12 +147,12 @@ void Output::write(std::string_view bytes) {
 }
 
 void Output::finish() {
-  if (failed_ || !file_) fail("writing failed", 0);
+  if (!file_) throw std::logic_error(fmt::format("{}: finish() called twice", name_));
+  if (failed_) fail("writing failed earlier", 0);
   errno = 0;
   if (std::fflush(file_) != 0 || std::ferror(file_)) fail("writing failed", errno);
-  if (owned_) {
-    std::FILE* f = std::exchange(file_, nullptr);
-    owned_ = false;
+  std::FILE* f = std::exchange(file_, nullptr);
+  if (std::exchange(owned_, false)) {  // standard output is main's to close
     errno = 0;
     if (std::fclose(f) != 0) fail("closing failed", errno);
   }

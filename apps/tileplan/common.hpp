@@ -74,6 +74,7 @@ int64_t parse_bytes(std::string_view flag, std::string_view text);
 // write is checked; the first failure throws UsageError naming the destination
 // ("--output 'PATH'" or "standard output") and the system's reason, and later
 // calls throw again. Output of unbounded length is streamed through write().
+// Writing after finish() is our bug: std::logic_error (an internal error).
 //   Output out = Output::open(fl.output);   // "" or "-": standard output
 //   for (...) out.write(line);
 //   out.finish();                            // flushes (and closes a file)
@@ -118,9 +119,9 @@ std::optional<std::string> close_stdout();
 // rule (at the end) both stay.
 std::string error_line(std::string_view message, std::size_t max_bytes = 400);
 
-// An option of the selected subcommand given with an empty value ("--shapes ''",
-// "--output="): "--shapes: the value is empty". Flags (no value) are not
-// checked. Run after parsing, before the subcommand's callback.
+// An option of the selected subcommand given with an empty value ("--shapes ''"):
+// "--shapes: the value is empty". Flags (no value) are not checked; "--shapes="
+// CLI11 rejects itself. Run after parsing, before the subcommand's callback.
 std::optional<std::string> find_empty_value(const CLI::App& app);
 
 // Each subcommand registers itself on the app and runs when selected.
