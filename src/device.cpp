@@ -377,6 +377,11 @@ Status check_device(const Device& d) {
     return bad("smem_per_block_max_bytes",
                fmt::format("smem_per_block_max_bytes {} of device '{}' must not exceed smem_per_sm_bytes {}",
                            d.smem_per_block_max_bytes, d.name, d.smem_per_sm_bytes));
+  // Each step within 0..2^30 KB before any step is multiplied by 1024.
+  for (int64_t step : d.smem_carveout_kb)
+    if (step < 0 || step > (int64_t{1} << 30))
+      return bad("smem_carveout_kb", fmt::format("smem_carveout_kb of device '{}' holds {}: a step must be between "
+                                                 "0 and {} KB", d.name, step, int64_t{1} << 30));
   if (d.smem_carveout_kb.empty() || d.smem_carveout_kb.back() * 1024 != d.smem_per_sm_bytes)
     return bad("smem_carveout_kb", fmt::format("smem_carveout_kb of device '{}' must end at smem_per_sm_bytes / 1024 = {}",
                                                d.name, d.smem_per_sm_bytes / 1024));

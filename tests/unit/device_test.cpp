@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "tileplan/device.hpp"
 
 namespace tileplan {
@@ -33,6 +35,25 @@ TEST(Device, SmemOverride_MatchesReference) {
   EXPECT_EQ(d.smem_per_sm_bytes, 102400);
   EXPECT_EQ(d.smem_per_block_max_bytes, 101376);
   EXPECT_NE(d.source[static_cast<size_t>(DeviceField::smem_per_sm_bytes)].find("--smem-kb"), std::string::npos);
+}
+
+TEST(Device, Checker_RefusesEveryFieldOutOfBounds) {
+  for (const Device& preset : device_presets()) EXPECT_TRUE(check_device(preset).ok()) << preset.name;
+  Device d = *find_device("h200");
+  d.warp_size = 0;  // a divisor of the register rounding: crashed the planner before it was checked
+  ASSERT_FALSE(check_device(d).ok());
+  EXPECT_EQ(check_device(d).error().param, "warp_size");
+  d = *find_device("h200");
+  d.boost_clock_mhz = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(check_device(d).error().param, "boost_clock_mhz");
+  d = *find_device("h200");
+  // 2^62 KB would overflow when turned into bytes: refused before it is multiplied.
+  d.smem_carveout_kb.push_back(int64_t{1} << 62);
+  ASSERT_FALSE(check_device(d).ok());
+  EXPECT_EQ(check_device(d).error().param, "smem_carveout_kb");
+  d = *find_device("h200");
+  d.smem_carveout_kb = {228, 100};  // not ascending
+  EXPECT_FALSE(check_device(d).ok());
 }
 
 }  // namespace
