@@ -28,9 +28,12 @@ trap 'rm -rf "$tmp"' EXIT
 expected=$(build/release/tileplan tile --topk 1 --format csv | sed -n 2p |
   awk -F, '{ printf "block_m %s block_n %s block_k %s stages %s threads %s", $2, $3, $4, $5, $6 }')
 check_pick() {  # $1: what was built, $2: the program
-  local out
-  out=$("$2")
-  if [[ -z "$expected" || "$out" != "$expected predicted_us "* ]]; then
+  local out rc=0
+  out=$("$2") || rc=$?
+  if ((rc != 0)); then
+    echo "FAILED: $1: $2 exited with status $rc" >&2
+    status=1
+  elif [[ -z "$expected" || "$out" != "$expected predicted_us "* ]]; then
     echo "FAILED: $1 printed '$out', expected '$expected predicted_us ...'" >&2
     status=1
   else
