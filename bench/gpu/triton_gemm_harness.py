@@ -24,10 +24,14 @@ Method (kept identical to data/h200-triton/):
   * occupancy: cuOccupancyMaxActiveBlocksPerMultiprocessor(function,
     32 * warps, shared) through the CUDA driver API.
 
-All 216 configurations are compiled once, in parallel worker processes that
-share Triton's on-disk cache; the main process then loads them from the cache.
-All shapes used are multiples of 16, so they share one specialization of the
-kernel and no shape triggers a recompile.
+A case is a shape with an input type and the layouts of A and B
+("MxNxK:dtype:LL", see Case). Triton specializes the kernel on the input type
+and on which integer arguments (M, N, K and the strides) are multiples of 16:
+that is the case's class. All 216 configurations of every class are compiled
+once, in parallel worker processes that share Triton's on-disk cache, on a
+small proxy case of the same class (256 for a dimension that is a multiple of
+16, 264 for one that is not); the main process then loads them from the cache
+and every case of the class is served without a recompile.
 """
 
 from __future__ import annotations
@@ -65,6 +69,69 @@ HELD_OUT = [
     (2048, 2048, 16384), (1536, 1536, 12288), (12288, 96, 4096), (16384, 4096, 128),
 ]
 
+# Input types: torch dtype of A and B, and of C (fp32 accumulation throughout).
+DTYPES = {
+    "float16": ("float16", "float16"),
+    "bfloat16": ("bfloat16", "bfloat16"),
+    "float8_e4m3": ("float8_e4m3fn", "float16"),
+    "float8_e5m2": ("float8_e5m2", "float16"),
+    "tfloat32": ("float32", "float32"),  # fp32 operands; tl.dot's default precision is tf32
+}
+
+# A case is a shape with an input type and the layouts of A and B:
+# "MxNxK" (float16, both row-major) or "MxNxK:dtype:LL", L = r (row-major:
+# A[M,K] K-contiguous, B[K,N] N-contiguous) or c (column-major: A M-contiguous,
+# B K-contiguous, i.e. "K-major").
+# v5: the first multi-type study (calibration, then held out), run in two
+# halves a (types) and b (fp16 shapes that are not multiples of 16, layouts).
+V5A_CALIBRATION = [
+    "4096x4096x4096:bfloat16:rr", "1024x14336x4096:bfloat16:rr", "128x4096x4096:bfloat16:rr",
+    "8192x8192x1024:bfloat16:rr", "2048x2048x8192:bfloat16:rr",
+    "4096x4096x4096:float8_e4m3:rc", "8192x8192x8192:float8_e4m3:rc", "1024x14336x4096:float8_e4m3:rc",
+    "128x8192x8192:float8_e4m3:rc", "2048x2048x2048:float8_e4m3:rc", "4096x4096x1024:float8_e4m3:rc",
+    "4096x4096x4096:float8_e4m3:rr", "1024x8192x4096:float8_e4m3:rr",
+    "4096x4096x4096:tfloat32:rr", "1024x4096x4096:tfloat32:rr", "2048x2048x8192:tfloat32:rr",
+]
+V5A_HELD_OUT = [
+    "4096x11008x4096:bfloat16:rr", "512x4096x14336:bfloat16:rr", "64x8192x4096:bfloat16:rr",
+    "8192x4096x14336:float8_e4m3:rc", "256x4096x4096:float8_e4m3:rc", "3072x3072x3072:float8_e4m3:rc",
+    "2048x8192x8192:float8_e4m3:rc",
+    "8192x2048x2048:tfloat32:rr", "128x4096x4096:tfloat32:rr", "3072x3072x1536:tfloat32:rr",
+]
+V5B_CALIBRATION = [
+    "1000x4096x4096:float16:rr", "333x11008x4096:float16:rr",
+    "1024x50257x768:float16:rr", "4096x1000x4096:float16:rr",
+    "4096x4096x1000:float16:rr", "2048x2048x1500:float16:rr",
+    "1000x1500x1000:float16:rr", "333x50257x1500:float16:rr",
+    "4096x4096x4096:float16:cr", "4096x4096x4096:float16:rc",
+]
+V5B_HELD_OUT = [
+    "1000x14336x4096:float16:rr", "4001x2048x2048:float16:rr",
+    "128x50257x4096:float16:rr", "2048x1500x2048:float16:rr",
+    "1024x4096x1000:float16:rr", "2048x11008x1500:float16:rr",
+    "1000x5001x1000:float16:rr", "4001x1000x1500:float16:rr",
+    "2048x2048x1000:float16:rc", "1000x4096x4096:float16:cr",
+]
+# v6: fresh held-out cases, chosen before the model's constants were frozen;
+# nothing is fitted on them.
+V6_HELD_OUT = [
+    "2048x6144x4096:bfloat16:rr", "32x14336x4096:bfloat16:rr", "6144x6144x2048:bfloat16:rr",
+    "1024x1024x16384:bfloat16:rr",
+    "4096x14336x4096:float8_e4m3:rc", "64x8192x8192:float8_e4m3:rc", "6144x6144x6144:float8_e4m3:rc",
+    "1024x4096x1024:float8_e4m3:rc", "16384x2048x4096:float8_e4m3:rc",
+    "2048x4096x4096:tfloat32:rr", "6144x1024x2048:tfloat32:rr", "256x8192x2048:tfloat32:rr",
+    "777x4096x4096:float16:rr", "1500x8192x2048:float16:rr",
+    "256x32001x4096:float16:rr", "4096x3000x2048:float16:rr",
+    "4096x2048x1000:float16:rr", "1024x8192x1500:float16:rr",
+    "333x4001x1000:float16:rr", "200x50257x1000:float16:rr",
+    "2048x2048x2048:float16:rc", "1024x4096x4096:float16:cr",
+]
+CASE_SETS = {
+    "v5a": (V5A_CALIBRATION, V5A_HELD_OUT),
+    "v5b": (V5B_CALIBRATION, V5B_HELD_OUT),
+    "v6": ([], V6_HELD_OUT),
+}
+
 BLOCK_MS = (64, 128, 256)
 BLOCK_NS = (64, 128, 256)
 BLOCK_KS = (32, 64, 128)
@@ -99,6 +166,59 @@ def parse_shape(text):
     if len(dims) != 3 or any(d <= 0 for d in dims):
         raise argparse.ArgumentTypeError(f"shape '{text}' is not MxNxK")
     return dims
+
+
+class Case(tuple):
+    """(M, N, K, dtype, a_layout, b_layout); layouts 'row' or 'col'."""
+
+    __slots__ = ()
+
+    def __new__(cls, m, n, k, dtype="float16", a_layout="row", b_layout="row"):
+        return super().__new__(cls, (m, n, k, dtype, a_layout, b_layout))
+
+    M = property(lambda s: s[0])
+    N = property(lambda s: s[1])
+    K = property(lambda s: s[2])
+    dtype = property(lambda s: s[3])
+    a_layout = property(lambda s: s[4])
+    b_layout = property(lambda s: s[5])
+
+    def name(self):
+        base = shape_name(self[:3])
+        if self.dtype == "float16" and self.a_layout == "row" and self.b_layout == "row":
+            return base
+        return f"{base}:{self.dtype}:{self.a_layout[0]}{self.b_layout[0]}"
+
+    def klass(self):
+        """What Triton specializes on: the input type, the layouts, and which
+        of M, N, K are multiples of 16 (upper case) or not (lower case). The
+        strides are M, N or K themselves (packed operands), so they follow."""
+        flags = "".join(c if d % 16 == 0 else c.lower() for c, d in zip("MNK", self[:3]))
+        return f"{self.dtype}:{self.a_layout[0]}{self.b_layout[0]}:{flags}"
+
+
+def parse_case(text):
+    parts = text.split(":")
+    if len(parts) not in (1, 3):
+        raise argparse.ArgumentTypeError(f"case '{text}' is not MxNxK or MxNxK:dtype:LL")
+    m, n, k = parse_shape(parts[0])
+    if len(parts) == 1:
+        return Case(m, n, k)
+    dtype, lay = parts[1], parts[2]
+    if dtype not in DTYPES:
+        raise argparse.ArgumentTypeError(f"case '{text}': dtype must be one of {sorted(DTYPES)}")
+    if len(lay) != 2 or any(c not in "rc" for c in lay):
+        raise argparse.ArgumentTypeError(f"case '{text}': layouts must be two of r/c (A then B)")
+    full = {"r": "row", "c": "col"}
+    return Case(m, n, k, dtype, full[lay[0]], full[lay[1]])
+
+
+def proxy_case(klass):
+    """A small case of the same class: 256 for a multiple of 16, 264 otherwise."""
+    dtype, lay, flags = klass.split(":")
+    dims = [256 if c.isupper() else 264 for c in flags]
+    full = {"r": "row", "c": "col"}
+    return Case(*dims, dtype, full[lay[0]], full[lay[1]])
 
 
 def config_key(cfg):
@@ -170,7 +290,7 @@ def matmul_kernel(
         accumulator = tl.dot(a, b, accumulator)
         a_ptrs += BLOCK_K * stride_ak
         b_ptrs += BLOCK_K * stride_bk
-    c = accumulator.to(tl.float16)
+    c = accumulator.to(c_ptr.dtype.element_ty)
 
     offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
@@ -191,46 +311,70 @@ def meta_args(cfg):
                 num_warps=cfg["warps"], num_stages=cfg["stages"])
 
 
-def warm_tensors():
-    a = torch.empty((WARM_SIZE, WARM_SIZE), device="cuda", dtype=torch.float16)
-    b = torch.empty((WARM_SIZE, WARM_SIZE), device="cuda", dtype=torch.float16)
-    c = torch.empty((WARM_SIZE, WARM_SIZE), device="cuda", dtype=torch.float16)
+def torch_dtype(name):
+    return getattr(torch, name)
+
+
+def operand(rows, cols, dtype, layout, empty=False):
+    """A [rows, cols] operand of input type `dtype`, stored row-major (the
+    last dimension contiguous) or column-major (a transposed view)."""
+    tdt = torch_dtype(DTYPES[dtype][0])
+    shape = (rows, cols) if layout == "row" else (cols, rows)
+    if empty:
+        t = torch.empty(shape, device="cuda", dtype=tdt)
+    else:
+        src = torch.randn(shape, device="cuda", dtype=torch.float32 if tdt == torch.float32 else torch.float16)
+        t = src.to(tdt)
+        del src
+    return t if layout == "row" else t.t()
+
+
+def case_tensors(case, empty=False):
+    a = operand(case.M, case.K, case.dtype, case.a_layout, empty)
+    b = operand(case.K, case.N, case.dtype, case.b_layout, empty)
+    c = torch.empty((case.M, case.N), device="cuda", dtype=torch_dtype(DTYPES[case.dtype][1]))
     return a, b, c
+
+
+def warm_tensors(klass="float16:rr:MNK"):
+    return case_tensors(proxy_case(klass), empty=True)
 
 
 # ---------------------------------------------------------------------------
 # Compile phase (worker processes)
 # ---------------------------------------------------------------------------
 
-_WORKER_TENSORS = None
+_WORKER_TENSORS = {}
 
 
-def _compile_worker(cfg):
-    """Compile one configuration into Triton's on-disk cache; no launch."""
-    global _WORKER_TENSORS
+def _compile_worker(task):
+    """Compile one (class, configuration) into Triton's on-disk cache; no launch."""
+    klass, cfg = task
     t0 = time.perf_counter()
     try:
-        if _WORKER_TENSORS is None:
-            _WORKER_TENSORS = warm_tensors()
-        matmul_kernel.warmup(*kernel_args(*_WORKER_TENSORS), grid=(1,), **meta_args(cfg))
+        if klass not in _WORKER_TENSORS:
+            _WORKER_TENSORS[klass] = warm_tensors(klass)
+        matmul_kernel.warmup(*kernel_args(*_WORKER_TENSORS[klass]), grid=(1,), **meta_args(cfg))
         err = None
     except Exception as e:  # reported per configuration, never fatal here
         err = f"{type(e).__name__}: {e}"
-    return cfg["key"], time.perf_counter() - t0, err
+    return (klass, cfg["key"]), time.perf_counter() - t0, err
 
 
-def compile_all(configs, workers):
-    """Compile in `workers` spawned processes; largest tiles first (longest)."""
-    order = sorted(configs, key=lambda c: -(c["BM"] * c["BN"] * c["BK"] * c["stages"]))
+def compile_all(classes, configs, workers):
+    """Compile every (class, configuration) in `workers` spawned processes;
+    largest tiles first (longest)."""
+    tasks = [(k, c) for k in classes for c in configs]
+    order = sorted(tasks, key=lambda t: -(t[1]["BM"] * t[1]["BN"] * t[1]["BK"] * t[1]["stages"]))
     results = {}
     if workers <= 1:
-        for cfg in order:
-            key, secs, err = _compile_worker(cfg)
+        for task in order:
+            key, secs, err = _compile_worker(task)
             results[key] = (secs, err)
         return results
     ctx = multiprocessing.get_context("spawn")
     with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        for key, secs, err in pool.map(_compile_worker, order):
+        for key, secs, err in pool.map(_compile_worker, order, chunksize=4):
             results[key] = (secs, err)
     return results
 
@@ -396,20 +540,32 @@ def select_configs(args):
     return grid
 
 
-def select_shapes(args):
+def select_cases(args):
+    """The cases to run, and the calibration and held-out lists of split.json."""
+    calibration = [Case(*d) for d in CALIBRATION]
+    held_out = [Case(*d) for d in HELD_OUT]
     if args.shapes:
-        shapes = []
+        cases, calibration, held_out, named = [], [], [], False
         for item in args.shapes.split(","):
             if item == "calibration":
-                shapes += CALIBRATION
+                calibration += [Case(*d) for d in CALIBRATION]
+                cases += [Case(*d) for d in CALIBRATION]
             elif item in ("heldout", "held_out"):
-                shapes += HELD_OUT
+                held_out += [Case(*d) for d in HELD_OUT]
+                cases += [Case(*d) for d in HELD_OUT]
+            elif item in CASE_SETS:
+                cal, held = CASE_SETS[item]
+                calibration += [parse_case(c) for c in cal]
+                held_out += [parse_case(c) for c in held]
+                cases += [parse_case(c) for c in cal + held]
             else:
-                shapes.append(parse_shape(item))
-        return shapes
+                cases.append(parse_case(item))
+        if not calibration and not held_out:
+            calibration, held_out = [Case(*d) for d in CALIBRATION], [Case(*d) for d in HELD_OUT]
+        return cases, calibration, held_out
     if args.quick:
-        return list(QUICK_SHAPES)
-    return CALIBRATION + HELD_OUT
+        return [Case(*d) for d in QUICK_SHAPES], calibration, held_out
+    return calibration + held_out, calibration, held_out
 
 
 def rel_error(c, ref):
@@ -423,8 +579,9 @@ def rel_error(c, ref):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True, help="output folder (created)")
-    ap.add_argument("--shapes", help="comma list of MxNxK, or 'calibration' / 'heldout' "
-                    "(default: all calibration shapes, then all held-out ones)")
+    ap.add_argument("--shapes", help="comma list of cases (MxNxK or MxNxK:dtype:LL, L = r|c), or the sets "
+                    "'calibration' / 'heldout' (fp16 v1-v3), 'v5a', 'v5b', 'v6' "
+                    "(default: all fp16 calibration shapes, then all held-out ones)")
     ap.add_argument("--configs", help="comma list of configuration keys to run")
     ap.add_argument("--configs-limit", type=int, default=0,
                     help="keep N configurations, evenly spaced over the grid order")
@@ -442,33 +599,37 @@ def main():
     t_start = time.perf_counter()
     os.makedirs(args.out, exist_ok=True)
     configs = select_configs(args)
-    shapes = select_shapes(args)
-    for s in shapes:
-        if any(d % 16 for d in s):
-            print(f"warning: {shape_name(s)} is not a multiple of 16: Triton will specialize "
-                  "differently and recompile every configuration", flush=True)
+    cases, calibration, held_out = select_cases(args)
+    classes = sorted({c.klass() for c in cases}, key=lambda k: [c.klass() for c in cases].index(k))
 
     write_json(os.path.join(args.out, "split.json"), {
-        "calibration": [shape_name(s) for s in CALIBRATION],
-        "held_out": [shape_name(s) for s in HELD_OUT],
-        "measured": [shape_name(s) for s in shapes],
-        "shape_format": "MxNxK: C[M,N] = A[M,K] . B[K,N]",
+        "calibration": [c.name() for c in calibration],
+        "held_out": [c.name() for c in held_out],
+        "measured": [c.name() for c in cases],
+        "shape_format": "MxNxK[:dtype:LL]: C[M,N] = A[M,K] . B[K,N]; L = r (row-major) or c (column-major), "
+                        "A then B; no suffix = float16, both row-major",
     })
 
     torch.cuda.init()
     meta = machine_meta()
     meta_path = os.path.join(args.out, "meta.json")
     meta.update({
-        "kernel": "Triton tutorial matmul: fp16 A[M,K], B[K,N] row-major, fp32 accumulate (tl.dot), "
-                  "fp16 C, masked loads/stores, GROUP_M=8",
+        "kernel": "Triton tutorial matmul: A[M,K] . B[K,N] through strides (row- or column-major), "
+                  "fp32 accumulate (tl.dot, default input precision: tf32 for fp32 operands), C in the "
+                  "output type, masked K edge, wrapped M/N edges, masked stores, GROUP_M=8",
+        "dtypes": {k: {"operands": v[0], "output": v[1]} for k, v in DTYPES.items()},
         "do_bench": {"triton": {"warmup_ms": TRITON_WARMUP_MS, "rep_ms": TRITON_REP_MS,
                                 "return_mode": "median"},
                      "cublas": {"warmup_ms": CUBLAS_WARMUP_MS, "rep_ms": CUBLAS_REP_MS,
                                 "return_mode": "median"}},
-        "inputs": "torch.randn fp16, fresh per shape; torch.manual_seed(seed + shape index)",
+        "inputs": "torch.randn (fp16 for 16- and 8-bit types, then converted; fp32 for tfloat32), fresh per "
+                  "case; torch.manual_seed(seed + case index)",
+        "reference": "torch.matmul of the operands upcast to fp32 (full fp32, no tf32), cast to the output type",
+        "cublas": "torch.matmul (tf32 allowed for tfloat32 cases), torch._scaled_mm with unit scales for fp8",
         "seed": args.seed,
         "n_configs": len(configs),
-        "shapes_requested": [shape_name(s) for s in shapes],
+        "classes": classes,
+        "shapes_requested": [c.name() for c in cases],
         "shapes_done": [],
         "per_shape": [],
         "status": "running",
@@ -477,60 +638,68 @@ def main():
     print(f"# {meta['gpu']}, {meta['sm_count']} SMs, L2 {meta['l2_bytes']} B, driver {meta['driver']}, "
           f"torch {meta['torch']}, triton {meta['triton']}", flush=True)
     print(f"# clocks before: {meta['nvidia_smi_before']}", flush=True)
-    print(f"# {len(configs)} configurations x {len(shapes)} shapes", flush=True)
+    print(f"# {len(configs)} configurations x {len(classes)} classes; {len(cases)} cases", flush=True)
 
     # -- compile phase: workers fill the on-disk cache --------------------------
     # Build Triton's driver helpers here once so the workers find them cached.
     triton.runtime.driver.active.get_current_target()
     t0 = time.perf_counter()
-    compiled = compile_all(configs, args.workers)
+    compiled = compile_all(classes, configs, args.workers)
     t_compile = time.perf_counter() - t0
     worst = max(compiled.items(), key=lambda kv: kv[1][0])
-    print(f"# compile: {len(compiled)} configurations with {args.workers} workers in {t_compile:.1f} s "
-          f"(slowest {worst[0]}: {worst[1][0]:.1f} s)", flush=True)
+    print(f"# compile: {len(compiled)} (class, configuration) pairs with {args.workers} workers in "
+          f"{t_compile:.1f} s (slowest {worst[0]}: {worst[1][0]:.1f} s)", flush=True)
 
     # -- load phase: cache hits in this process; resources and occupancy --------
     t0 = time.perf_counter()
-    wa, wb, wc = warm_tensors()
     cfg_writer = JsonlWriter(os.path.join(args.out, "configs.jsonl"))
-    runnable = []
+    runnable = {k: [] for k in classes}
     slow_loads = []
     occ_api = None
     occ_disagree = []
-    for cfg in configs:
-        row = dict(cfg)
-        tl0 = time.perf_counter()
-        err = compiled[cfg["key"]][1]
-        if err is None:
-            try:
-                kernel = matmul_kernel.warmup(*kernel_args(wa, wb, wc), grid=(1,), **meta_args(cfg))
-                kernel._init_handles()
-                shared = int(kernel.metadata.shared)
-                occ, occ_api, occ_c = occupancy(kernel.function, 32 * cfg["warps"], shared)
-                if occ_c is not None and occ_c != occ:
-                    occ_disagree.append((cfg["key"], occ, occ_c))
-                row.update(n_regs=int(kernel.n_regs), n_spills=int(kernel.n_spills), shared=shared,
-                           occupancy=occ)
-                runnable.append(cfg)
-            except Exception as e:
-                err = f"{type(e).__name__}: {e}"
-        if err is not None:
-            row["error"] = err
-        load_s = time.perf_counter() - tl0
-        if load_s > 0.5:
-            slow_loads.append((cfg["key"], round(load_s, 2)))
-        cfg_writer.write(row)
-        print(f"  {cfg['key']:<20} compile {compiled[cfg['key']][0]:5.1f} s  load {load_s * 1e3:6.0f} ms  "
-              + (f"regs {row['n_regs']:3d} spills {row['n_spills']:4d} smem {row['shared']:6d} "
-                 f"occ {row['occupancy']}" if "error" not in row else row["error"][:90]), flush=True)
+    for klass in classes:
+        wa, wb, wc = warm_tensors(klass)
+        dtype, lay, flags = klass.split(":")
+        for cfg in configs:
+            row = dict(cfg)
+            row.update({"class": klass, "dtype": dtype, "a_layout": {"r": "row", "c": "col"}[lay[0]],
+                        "b_layout": {"r": "row", "c": "col"}[lay[1]], "divisible_by_16": flags})
+            tl0 = time.perf_counter()
+            err = compiled[(klass, cfg["key"])][1]
+            if err is None:
+                try:
+                    kernel = matmul_kernel.warmup(*kernel_args(wa, wb, wc), grid=(1,), **meta_args(cfg))
+                    kernel._init_handles()
+                    shared = int(kernel.metadata.shared)
+                    occ, occ_api, occ_c = occupancy(kernel.function, 32 * cfg["warps"], shared)
+                    if occ_c is not None and occ_c != occ:
+                        occ_disagree.append((klass, cfg["key"], occ, occ_c))
+                    row.update(n_regs=int(kernel.n_regs), n_spills=int(kernel.n_spills), shared=shared,
+                               occupancy=occ)
+                    runnable[klass].append(cfg)
+                except Exception as e:
+                    err = f"{type(e).__name__}: {e}"
+            if err is not None:
+                row["error"] = err
+            load_s = time.perf_counter() - tl0
+            if load_s > 0.5:
+                slow_loads.append((klass, cfg["key"], round(load_s, 2)))
+            cfg_writer.write(row)
+            if args.verbose:
+                print(f"  {klass} {cfg['key']:<20} compile {compiled[(klass, cfg['key'])][0]:5.1f} s  "
+                      f"load {load_s * 1e3:6.0f} ms  "
+                      + (f"regs {row['n_regs']:3d} spills {row['n_spills']:4d} smem {row['shared']:6d} "
+                         f"occ {row['occupancy']}" if "error" not in row else row["error"][:90]), flush=True)
+        del wa, wb, wc
+        print(f"# {klass}: {len(runnable[klass])} runnable of {len(configs)}", flush=True)
     cfg_writer.close()
-    del wa, wb, wc
     t_load = time.perf_counter() - t0
-    print(f"# load: {len(runnable)} runnable, {len(configs) - len(runnable)} refused, {t_load:.1f} s; "
-          f"occupancy via {occ_api}; loads over 0.5 s (cache misses?): {slow_loads or 'none'}; "
-          f"cuda.bindings vs ctypes occupancy disagreements: {occ_disagree or 'none'}", flush=True)
+    print(f"# load: {t_load:.1f} s; occupancy via {occ_api}; loads over 0.5 s (cache misses?): "
+          f"{slow_loads or 'none'}; cuda.bindings vs ctypes occupancy disagreements: "
+          f"{occ_disagree or 'none'}", flush=True)
     meta.update(compile_s=round(t_compile, 1), compile_workers=args.workers, load_s=round(t_load, 1),
-                occupancy_api=occ_api, n_runnable=len(runnable), slow_loads=slow_loads)
+                occupancy_api=occ_api, n_runnable={k: len(v) for k, v in runnable.items()},
+                slow_loads=slow_loads)
     write_json(meta_path, meta)
 
     # -- timing phase -----------------------------------------------------------
@@ -538,30 +707,57 @@ def main():
     tim_writer = JsonlWriter(os.path.join(args.out, "timings.jsonl"))
     summary = []
     stopped_early = False
-    for si, (M, N, K) in enumerate(shapes):
+    cal_names = {c.name() for c in calibration}
+    held_names = {c.name() for c in held_out}
+    for si, case in enumerate(cases):
+        M, N, K = case[:3]
+        name = case.name()
         if args.deadline_s and time.perf_counter() - t_start > args.deadline_s:
             stopped_early = True
-            print(f"# deadline reached: stopping before {shape_name((M, N, K))}", flush=True)
+            print(f"# deadline reached: stopping before {name}", flush=True)
             break
         ts0 = time.perf_counter()
         torch.manual_seed(args.seed + si)
-        a = torch.randn((M, K), device="cuda", dtype=torch.float16)
-        b = torch.randn((K, N), device="cuda", dtype=torch.float16)
-        ref = torch.matmul(a, b)
-        # cuBLAS itself against an fp32 product of the same fp16 inputs.
+        a, b, c = case_tensors(case)
+        out_dtype = c.dtype
         ref32 = torch.matmul(a.float(), b.float())
-        cublas_vs_fp32 = float(torch.linalg.vector_norm(ref.float() - ref32) / torch.linalg.vector_norm(ref32))
-        del ref32
+        ref = ref32.to(out_dtype)
         ref_nan = int(torch.isnan(ref).sum().item())
-        cublas_ms = triton.testing.do_bench(lambda: torch.matmul(a, b), warmup=CUBLAS_WARMUP_MS,
-                                            rep=CUBLAS_REP_MS, return_mode="median")
-        tim_writer.write({"M": M, "N": N, "K": K, "key": "cublas", "ms": cublas_ms})
+        tags = {"dtype": case.dtype, "a_layout": case.a_layout, "b_layout": case.b_layout, "class": case.klass()}
 
-        c = torch.empty((M, N), device="cuda", dtype=torch.float16)
+        # cuBLAS: the library torch calls for these operands.
+        cublas_ms, cublas_note, cublas_vs_fp32 = None, None, None
+        try:
+            if case.dtype.startswith("float8"):
+                one = torch.ones((), device="cuda", dtype=torch.float32)
+
+                def cublas():
+                    return torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=out_dtype)
+            elif case.dtype == "tfloat32":
+                def cublas():
+                    torch.backends.cuda.matmul.allow_tf32 = True
+                    try:
+                        return torch.matmul(a, b)
+                    finally:
+                        torch.backends.cuda.matmul.allow_tf32 = False
+            else:
+                def cublas():
+                    return torch.matmul(a, b)
+            out = cublas()
+            torch.cuda.synchronize()
+            cublas_vs_fp32 = float(torch.linalg.vector_norm(out.float() - ref32) / torch.linalg.vector_norm(ref32))
+            del out
+            cublas_ms = triton.testing.do_bench(cublas, warmup=CUBLAS_WARMUP_MS, rep=CUBLAS_REP_MS,
+                                                return_mode="median")
+            tim_writer.write({"M": M, "N": N, "K": K, "key": "cublas", "ms": cublas_ms, **tags})
+        except Exception as e:
+            cublas_note = f"{type(e).__name__}: {str(e)[:160]}"
+        del ref32
+
         args_ = kernel_args(a, b, c)
         best = None
         max_rel, nonzero, nan_rows, failures = 0.0, 0, 0, []
-        for cfg in runnable:
+        for cfg in runnable[case.klass()]:
             grid = (triton.cdiv(M, cfg["BM"]) * triton.cdiv(N, cfg["BN"]),)
             margs = meta_args(cfg)
 
@@ -577,7 +773,7 @@ def main():
                                              return_mode="median")
             except Exception as e:
                 failures.append((cfg["key"], f"{type(e).__name__}: {e}"))
-                print(f"  FAIL {shape_name((M, N, K))} {cfg['key']}: {type(e).__name__}: {e}", flush=True)
+                print(f"  FAIL {name} {cfg['key']}: {type(e).__name__}: {e}", flush=True)
                 continue
             row = {"M": M, "N": N, "K": K, "key": cfg["key"], "ms": ms}
             if n_nan:
@@ -588,29 +784,30 @@ def main():
                 row["rel_err"] = rel
                 max_rel = max(max_rel, rel)
                 nonzero += rel != 0.0
+            row.update(tags)
             tim_writer.write(row)
             if args.verbose:
-                print(f"  {shape_name((M, N, K))} {cfg['key']:<20} {ms:.4f} ms  rel_err {rel:.2e}  "
-                      f"NaN {n_nan}", flush=True)
+                print(f"  {name} {cfg['key']:<20} {ms:.4f} ms  rel_err {rel:.2e}  NaN {n_nan}", flush=True)
             if n_nan == 0 and (best is None or ms < best[1]):
                 best = (cfg["key"], ms)
         del a, b, c, ref
         shape_s = time.perf_counter() - ts0
         clock = sm_clock_mhz()
-        info = {"shape": shape_name((M, N, K)),
-                "split": "calibration" if (M, N, K) in CALIBRATION else
-                         "held_out" if (M, N, K) in HELD_OUT else "other",
+        info = {"shape": name, "class": case.klass(),
+                "split": "calibration" if name in cal_names else "held_out" if name in held_names else "other",
                 "best_key": best[0] if best else None, "best_ms": best[1] if best else None,
-                "cublas_ms": cublas_ms, "cublas_vs_fp32_rel_err": cublas_vs_fp32, "ref_nan": ref_nan,
-                "max_rel_err": max_rel, "n_rel_err_nonzero": int(nonzero), "n_nan_rows": nan_rows,
-                "n_failed": len(failures), "seconds": round(shape_s, 1), "sm_clock_after": clock}
+                "cublas_ms": cublas_ms, "cublas_note": cublas_note, "cublas_vs_fp32_rel_err": cublas_vs_fp32,
+                "ref_nan": ref_nan, "max_rel_err": max_rel, "n_rel_err_nonzero": int(nonzero),
+                "n_nan_rows": nan_rows, "n_failed": len(failures), "seconds": round(shape_s, 1),
+                "sm_clock_after": clock}
         summary.append(info)
         meta["shapes_done"].append(info["shape"])
         meta["per_shape"].append(info)
         write_json(meta_path, meta)
-        print(f"# {info['shape']:<18} best {info['best_key']} {info['best_ms'] or float('nan'):.4f} ms | cuBLAS "
-              f"{cublas_ms:.4f} ms | max rel_err {max_rel:.2e} ({nonzero} nonzero, {nan_rows} NaN, "
-              f"{len(failures)} failed) | {shape_s:.1f} s, SM clock after {clock}", flush=True)
+        print(f"# {name:<30} best {info['best_key']} {info['best_ms'] or float('nan'):.4f} ms | cuBLAS "
+              f"{cublas_ms if cublas_ms is not None else float('nan'):.4f} ms{' (' + cublas_note + ')' if cublas_note else ''} "
+              f"| max rel_err {max_rel:.2e} ({nonzero} nonzero, {nan_rows} NaN, {len(failures)} failed) "
+              f"| {shape_s:.1f} s, SM clock after {clock}", flush=True)
     tim_writer.close()
     t_timing = time.perf_counter() - t_timing0
 
@@ -622,12 +819,13 @@ def main():
     print("\n| shape | split | best config | best ms | TFLOP/s | cuBLAS ms | best/cuBLAS | max rel_err |")
     print("|---|---|---|---|---|---|---|---|")
     for s in summary:
-        M, N, K = (int(d) for d in s["shape"].split("x"))
+        M, N, K = (int(d) for d in s["shape"].split(":")[0].split("x"))
         best_ms = s["best_ms"] if s["best_ms"] else float("nan")
         tflops = 2 * M * N * K / (best_ms * 1e-3) / 1e12
-        ratio = best_ms / s["cublas_ms"]
+        cublas_ms = s["cublas_ms"] if s["cublas_ms"] else float("nan")
+        ratio = best_ms / cublas_ms
         print(f"| {s['shape']} | {s['split']} | {s['best_key']} | {best_ms:.4f} | {tflops:.0f} | "
-              f"{s['cublas_ms']:.4f} | {ratio:.2f} | {s['max_rel_err']:.1e} |")
+              f"{cublas_ms:.4f} | {ratio:.2f} | {s['max_rel_err']:.1e} |")
     print(f"\n# elapsed: compile {t_compile:.1f} s, load {t_load:.1f} s, timing {t_timing:.1f} s, "
           f"total {time.perf_counter() - t_start:.1f} s; status {meta['status']}")
     print(f"# clocks after: {meta['nvidia_smi_after']}")
