@@ -40,7 +40,10 @@ Constraint constraint_of(FindingKind k) {
     case FindingKind::block_k_multiple:
     case FindingKind::threads_multiple:
     case FindingKind::threads_per_block:
-    case FindingKind::no_block_fits_threads: return Constraint::C3;
+    case FindingKind::no_block_fits_threads:
+    case FindingKind::dtype_unsupported:
+    case FindingKind::narrow_loads:
+    case FindingKind::fp8_b_not_k_major: return Constraint::C3;
     case FindingKind::smem_per_block:
     case FindingKind::no_block_fits_smem: return Constraint::C1;
     case FindingKind::regs_per_thread:
@@ -87,10 +90,39 @@ std::string message(const Finding& f, const TileConfig& cfg) {
     }
     case FindingKind::grid_below_sms:
       return fmt::format("C4 {} tiles cannot occupy {} SMs: most of the machine idles", f.value, f.limit);
+    case FindingKind::dtype_unsupported: {
+      const auto t = static_cast<DType>(f.value);
+      const bool known = f.value >= 0 && f.value <= static_cast<int64_t>(DType::float32);
+      return fmt::format("C3 {} has no tensor-core instruction on compute capability {}.{}{}",
+                         known ? to_string(t) : std::string_view("this type"), f.limit / 10, f.limit % 10,
+                         known && is_fp8(t) ? " (fp8 needs 8.9 or later)" : "");
+    }
+    case FindingKind::narrow_loads: {
+      static constexpr std::string_view kOperand[] = {"A", "B", "C"};
+      const std::string_view op = f.value >= 0 && f.value < 3 ? kOperand[f.value] : "an operand";
+      return fmt::format("C3 {} moves {}-byte vectors: its leading dimension or contiguous extent is not a "
+                         "multiple of 16 elements{}",
+                         op, f.limit, f.limit < 4 && f.value < 2 ? " (no cp.async, loads through registers)" : "");
+    }
+    case FindingKind::fp8_b_not_k_major:
+      return "C3 fp8 B is stored N-contiguous (b_layout row): Hopper's fp8 wgmma reads B K-major, so the kernel "
+             "transposes B on chip";
   }
   return "?";
 }
 
+
+double tensor_tflops(const Device& dev, DType t) {
+  switch (t) {
+    case DType::float16:
+    case DType::bfloat16: return dev.tensor_fp16_tflops;
+    case DType::float8_e4m3:
+    case DType::float8_e5m2: return dev.compute_capability >= 89 ? dev.tensor_fp8_tflops : 0.0;
+    case DType::tfloat32:
+    case DType::float32: return dev.compute_capability >= 80 ? dev.tensor_tf32_tflops : 0.0;
+  }
+  return 0.0;
+}
 
 Result<TileCheck> check_tile(const TileConfig& cfg, const Device& dev, const GemmProblem& p,
                              const RegisterProfile& regs, OccupancyRule rule) {
@@ -185,16 +217,18 @@ void check_resources(const TileConfig& cfg, const Device& dev, const GemmProblem
   v.config = cfg;
 
   // C3: instruction shape.
-  const InstrShape s = instr_shape(cfg.instr);
+  const InstrShape s = instr_shape(cfg.instr, p.dtype);
   if (cfg.block_m % s.m) v.failures.push({FindingKind::block_m_multiple, cfg.block_m, s.m});
   if (cfg.block_n % s.n) v.failures.push({FindingKind::block_n_multiple, cfg.block_n, s.n});
   if (cfg.block_k % s.k) v.failures.push({FindingKind::block_k_multiple, cfg.block_k, s.k});
   if (cfg.threads % s.threads) v.failures.push({FindingKind::threads_multiple, cfg.threads, s.threads});
   if (cfg.threads > dev.max_threads_per_block)
     v.failures.push({FindingKind::threads_per_block, cfg.threads, dev.max_threads_per_block});
+  if (cfg.instr != Instr::simt && tensor_tflops(dev, p.dtype) <= 0)
+    v.failures.push({FindingKind::dtype_unsupported, static_cast<int64_t>(p.dtype), dev.compute_capability});
 
   // C1: stages * (block_M*block_K + block_K*block_N) * elem_bytes.
-  v.smem_per_stage_bytes = (cfg.block_m * cfg.block_k + cfg.block_k * cfg.block_n) * p.elem_bytes;
+  v.smem_per_stage_bytes = (cfg.block_m * cfg.block_k + cfg.block_k * cfg.block_n) * p.elem_bytes();
   v.smem_bytes = v.smem_per_stage_bytes * cfg.stages;
   if (v.smem_bytes > dev.smem_per_block_max_bytes)
     v.failures.push({FindingKind::smem_per_block, v.smem_bytes, dev.smem_per_block_max_bytes});
@@ -227,11 +261,28 @@ void finish_parallelism(TileCheck& v, const GemmProblem& p, const Device& dev) {
   if (v.grid < dev.sm_count) v.warnings.push({FindingKind::grid_below_sms, v.grid, dev.sm_count});
 }
 
+}  // namespace detail
+
+FindingList problem_findings(const GemmProblem& p, Instr instr) {
+  FindingList out;
+  if (!check_problem(p).ok()) return out;
+  if (instr != Instr::simt && is_fp8(p.dtype) && p.b_layout == Layout::row)
+    out.push({FindingKind::fp8_b_not_k_major, 0, 0});
+  const ProblemAccess acc = problem_access(p);
+  const OperandAccess* ops[] = {&acc.a, &acc.b, &acc.c};
+  for (int64_t i = 0; i < 3; ++i)
+    if (ops[i]->vector_bytes < kMaxVectorBytes) out.push({FindingKind::narrow_loads, i, ops[i]->vector_bytes});
+  return out;
+}
+
+namespace detail {
+
 double reference_traffic(const GemmProblem& p, const TileConfig& cfg) {
-  // Evaluated in the reference's order so that the doubles agree bit for bit.
-  const double mnk = static_cast<double>(p.elem_bytes * p.m * p.n * p.k);
+  // Evaluated in the reference's order so that the doubles agree bit for bit
+  // (the reference prices C in the input type; so does this).
+  const double mnk = static_cast<double>(p.elem_bytes() * p.m * p.n * p.k);
   const double reuse = 1.0 / static_cast<double>(cfg.block_n) + 1.0 / static_cast<double>(cfg.block_m);
-  const double mn = static_cast<double>(p.elem_bytes * p.m * p.n);
+  const double mn = static_cast<double>(p.elem_bytes() * p.m * p.n);
   return mnk * reuse + mn;
 }
 

@@ -112,6 +112,10 @@ Device h200() {
   set(d, F::dram_bandwidth_gbps, kH200Sheet);
   set(d, F::l2_bytes, "CUDA device properties read on an H200 (l2CacheSize, 60 MiB)");
   set(d, F::boost_clock_mhz, "nvidia-smi on an H200 under load (1980 MHz); H100 whitepaper max boost");
+  d.tensor_fp8_tflops = 1978.9;
+  d.tensor_tf32_tflops = 494.7;
+  set(d, F::tensor_fp8_tflops, "NVIDIA H200 Tensor Core GPU datasheet (SXM): FP8 Tensor Core 3,958 TFLOPS with sparsity, dense half");
+  set(d, F::tensor_tf32_tflops, "NVIDIA H200 Tensor Core GPU datasheet (SXM): TF32 Tensor Core 989 TFLOPS with sparsity, dense half");
   return d;
 }
 
@@ -134,6 +138,10 @@ Device h100_sxm() {
   set(d, F::dram_bandwidth_gbps, kH100Sheet);
   set(d, F::l2_bytes, kH100Paper);
   set(d, F::boost_clock_mhz, kH100Paper);
+  d.tensor_fp8_tflops = 1978.9;
+  d.tensor_tf32_tflops = 494.7;
+  set(d, F::tensor_fp8_tflops, "NVIDIA H100 Tensor Core GPU datasheet (SXM): FP8 Tensor Core 3,958 TFLOPS with sparsity, dense half");
+  set(d, F::tensor_tf32_tflops, "NVIDIA H100 Tensor Core GPU datasheet (SXM): TF32 Tensor Core 989 TFLOPS with sparsity, dense half");
   return d;
 }
 
@@ -157,6 +165,10 @@ Device h100_pcie() {
   set(d, F::dram_bandwidth_gbps, kH100Sheet);
   set(d, F::l2_bytes, kH100Paper);
   set(d, F::boost_clock_mhz, kH100Paper);
+  d.tensor_fp8_tflops = 1513;
+  d.tensor_tf32_tflops = 378;
+  set(d, F::tensor_fp8_tflops, "NVIDIA H100 Tensor Core GPU datasheet (PCIe): FP8 Tensor Core 3,026 TFLOPS with sparsity, dense half");
+  set(d, F::tensor_tf32_tflops, "NVIDIA H100 Tensor Core GPU datasheet (PCIe): TF32 Tensor Core 756 TFLOPS with sparsity, dense half");
   return d;
 }
 
@@ -191,6 +203,10 @@ Device a100_sxm() {
   set(d, F::dram_bandwidth_gbps, kA100Sheet);
   set(d, F::l2_bytes, kA100Paper);
   set(d, F::boost_clock_mhz, kA100Paper);
+  d.tensor_fp8_tflops = 0;
+  d.tensor_tf32_tflops = 156;
+  set(d, F::tensor_fp8_tflops, "compute capability 8.0: fp8 tensor cores start with 8.9 (PTX ISA, mma .e4m3/.e5m2 types)");
+  set(d, F::tensor_tf32_tflops, "NVIDIA A100 Tensor Core GPU datasheet: TF32 Tensor Core 156 TFLOPS (dense)");
   return d;
 }
 
@@ -229,6 +245,10 @@ Device l40s() {
   set(d, F::dram_bandwidth_gbps, kL40SSheet);
   set(d, F::l2_bytes, kAdaPaper);
   set(d, F::boost_clock_mhz, kL40SSheet);
+  d.tensor_fp8_tflops = 733;
+  d.tensor_tf32_tflops = 183;
+  set(d, F::tensor_fp8_tflops, "NVIDIA L40S datasheet: FP8 Tensor 1,466 TFLOPS with sparsity, dense half");
+  set(d, F::tensor_tf32_tflops, "NVIDIA L40S datasheet: TF32 Tensor 366 TFLOPS with sparsity, dense half");
   return d;
 }
 
@@ -248,6 +268,10 @@ Device rtx_4090() {
   for (F f : {F::sm_count, F::tensor_fp16_tflops, F::simt_fp32_tflops, F::dram_bandwidth_gbps, F::l2_bytes,
               F::boost_clock_mhz})
     set(d, f, kAdaPaper);
+  d.tensor_fp8_tflops = 330.3;
+  d.tensor_tf32_tflops = 82.6;
+  set(d, F::tensor_fp8_tflops, "NVIDIA Ada GPU Architecture whitepaper, Appendix A: peak FP8 Tensor TFLOPS with FP32 accumulate 330.3 (dense)");
+  set(d, F::tensor_tf32_tflops, "NVIDIA Ada GPU Architecture whitepaper, Appendix A: peak TF32 Tensor TFLOPS 82.6 (dense)");
   return d;
 }
 
@@ -339,7 +363,9 @@ FieldBounds bounds_of(DeviceField f) {
     case F::max_blocks_per_sm:
     case F::max_warps_per_sm: return {1, 1 << 16};
     case F::warp_size: return {1, 1024};
+    case F::tensor_fp8_tflops: return {0, 1e9};
     case F::tensor_fp16_tflops:
+    case F::tensor_tf32_tflops:
     case F::simt_fp32_tflops:
     case F::dram_bandwidth_gbps:
     case F::l2_bandwidth_gbps:

@@ -23,6 +23,72 @@ std::optional<Instr> parse_instr(std::string_view s) {
   return std::nullopt;
 }
 
+std::string_view to_string(DType t) {
+  switch (t) {
+    case DType::float16: return "float16";
+    case DType::bfloat16: return "bfloat16";
+    case DType::float8_e4m3: return "float8_e4m3";
+    case DType::float8_e5m2: return "float8_e5m2";
+    case DType::tfloat32: return "tfloat32";
+    case DType::float32: return "float32";
+  }
+  return "?";
+}
+
+std::optional<DType> parse_dtype(std::string_view s) {
+  for (DType t : {DType::float16, DType::bfloat16, DType::float8_e4m3, DType::float8_e5m2, DType::tfloat32,
+                  DType::float32})
+    if (s == to_string(t)) return t;
+  return std::nullopt;
+}
+
+std::string_view input_type_names() { return "float16, bfloat16, float8_e4m3, float8_e5m2, tfloat32"; }
+std::string_view output_type_names() { return "float16, bfloat16, float32"; }
+
+std::string_view to_string(Layout l) { return l == Layout::row ? "row" : "col"; }
+
+std::optional<Layout> parse_layout(std::string_view s) {
+  if (s == "row") return Layout::row;
+  if (s == "col") return Layout::col;
+  return std::nullopt;
+}
+
+namespace {
+
+bool valid_dtype(DType t) { return static_cast<unsigned>(t) <= static_cast<unsigned>(DType::float32); }
+
+// The extent each leading dimension strides past (the contiguous one) and the
+// rows it strides over.
+struct LdRule {
+  const char* name;
+  int64_t ld, contiguous, rows, bytes;
+};
+
+OperandAccess access_of(int64_t ld, int64_t contiguous, int64_t elem_bytes) {
+  OperandAccess o;
+  o.ld = ld > 0 ? ld : contiguous;
+  o.contiguous_extent = contiguous;
+  o.ld_divisible = o.ld % kDivisibility == 0;
+  o.extent_divisible = contiguous % kDivisibility == 0;
+  o.vector_bytes = o.ld_divisible && o.extent_divisible ? std::min(kMaxVectorBytes, kDivisibility * elem_bytes)
+                                                        : elem_bytes;
+  o.async_copy = o.vector_bytes >= 4;
+  return o;
+}
+
+}  // namespace
+
+ProblemAccess problem_access(const GemmProblem& p) {
+  ProblemAccess r;
+  const int64_t e = p.elem_bytes();
+  r.a = access_of(p.lda, p.a_layout == Layout::row ? p.k : p.m, e);
+  r.b = access_of(p.ldb, p.b_layout == Layout::row ? p.n : p.k, e);
+  r.c = access_of(p.ldc, p.n, p.out_bytes());
+  r.aligned = r.a.vector_bytes == kMaxVectorBytes && r.b.vector_bytes == kMaxVectorBytes &&
+              r.c.vector_bytes == kMaxVectorBytes;
+  return r;
+}
+
 Status check_problem(const GemmProblem& p) {
   const std::pair<const char*, int64_t> dims[] = {{"m", p.m}, {"n", p.n}, {"k", p.k}};
   for (const auto& [name, value] : dims) {
@@ -33,15 +99,45 @@ Status check_problem(const GemmProblem& p) {
       return Error{ErrorKind::out_of_range, name,
                    fmt::format("{} is {}: a GEMM dimension must be at most {}", name, value, kMaxDim)};
   }
-  const std::pair<const char*, int64_t> sizes[] = {{"elem_bytes", p.elem_bytes}, {"accum_bytes", p.accum_bytes}};
-  for (const auto& [name, value] : sizes)
-    if (value < 1 || value > 8)
-      return Error{ErrorKind::invalid_argument, name, fmt::format("{} {} must be between 1 and 8", name, value)};
-  __int128 bytes = static_cast<__int128>(p.elem_bytes) * p.m * p.n;
+  if (!valid_dtype(p.dtype) || !is_input_type(p.dtype))
+    return Error{ErrorKind::invalid_argument, "dtype",
+                 fmt::format("dtype {} is not an input type: one of {}",
+                             valid_dtype(p.dtype) ? to_string(p.dtype) : std::string_view("(invalid)"),
+                             input_type_names())};
+  if (p.out_dtype && (!valid_dtype(*p.out_dtype) || !is_output_type(*p.out_dtype)))
+    return Error{ErrorKind::invalid_argument, "out_dtype",
+                 fmt::format("out_dtype {} is not an output type: one of {}",
+                             valid_dtype(*p.out_dtype) ? to_string(*p.out_dtype) : std::string_view("(invalid)"),
+                             output_type_names())};
+  if (p.accum_bytes < 1 || p.accum_bytes > 8)
+    return Error{ErrorKind::invalid_argument, "accum_bytes",
+                 fmt::format("accum_bytes {} must be between 1 and 8", p.accum_bytes)};
+  for (const auto& [name, l] : {std::pair<const char*, Layout>{"a_layout", p.a_layout}, {"b_layout", p.b_layout}})
+    if (l != Layout::row && l != Layout::col)
+      return Error{ErrorKind::invalid_argument, name,
+                   fmt::format("{} {} is not one of row, col", name, static_cast<int>(l))};
+  const int64_t e = p.elem_bytes();
+  __int128 bytes = static_cast<__int128>(e) * p.m * p.n;
   bytes *= p.k;
   if (bytes > std::numeric_limits<int64_t>::max())
     return Error{ErrorKind::out_of_range, "m/n/k",
-                 fmt::format("m/n/k {}x{}x{}: {}*M*N*K bytes must fit in 64 bits", p.m, p.n, p.k, p.elem_bytes)};
+                 fmt::format("m/n/k {}x{}x{}: {}*M*N*K bytes must fit in 64 bits", p.m, p.n, p.k, e)};
+  const bool a_row = p.a_layout == Layout::row, b_row = p.b_layout == Layout::row;
+  const LdRule lds[] = {{"lda", p.lda, a_row ? p.k : p.m, a_row ? p.m : p.k, e},
+                        {"ldb", p.ldb, b_row ? p.n : p.k, b_row ? p.k : p.n, e},
+                        {"ldc", p.ldc, p.n, p.m, p.out_bytes()}};
+  for (const LdRule& r : lds) {
+    if (r.ld == 0) continue;
+    if (r.ld < r.contiguous || r.ld > kMaxDim)
+      return Error{ErrorKind::invalid_argument, r.name,
+                   fmt::format("{} {} must be 0 (packed) or between the extent it strides past ({}) and {}", r.name,
+                               r.ld, r.contiguous, kMaxDim)};
+    const __int128 span = static_cast<__int128>(r.ld) * r.rows * r.bytes;
+    if (span > std::numeric_limits<int64_t>::max())
+      return Error{ErrorKind::out_of_range, r.name,
+                   fmt::format("{} {}: {} rows of {} elements of {} bytes must fit in 64 bits", r.name, r.ld,
+                               r.rows, r.ld, r.bytes)};
+  }
   return {};
 }
 

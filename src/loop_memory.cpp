@@ -43,7 +43,7 @@ std::optional<MemoryScope> parse_scope(std::string_view s) {
 namespace {
 struct DTypeName {
   std::string_view alias;
-  DType type;
+  ElementType type;
 };
 constexpr DTypeName kDTypes[] = {
     {"float16", {"float16", 2}},         {"fp16", {"float16", 2}},          {"half", {"float16", 2}},
@@ -58,7 +58,7 @@ constexpr DTypeName kDTypes[] = {
 };
 }  // namespace
 
-std::optional<DType> find_dtype(std::string_view name) {
+std::optional<ElementType> find_dtype(std::string_view name) {
   for (const DTypeName& d : kDTypes)
     if (d.alias == name) return d.type;
   return std::nullopt;

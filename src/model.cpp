@@ -48,6 +48,10 @@ Result<Prediction> predict(const Device& dev, const GemmProblem& p, const TileCo
     return Error{ErrorKind::invalid_argument, "blocks_per_sm",
                  fmt::format("blocks_per_sm {} must be between 1 and the device's {}", blocks_per_sm,
                              dev.max_blocks_per_sm)};
+  if (cfg.instr != Instr::simt && tensor_tflops(dev, p.dtype) <= 0)
+    return Error{ErrorKind::invalid_argument, "dtype",
+                 fmt::format("dtype {} has no tensor-core instruction on device '{}' (compute capability {})",
+                             to_string(p.dtype), dev.name, dev.compute_capability)};
   const TileCosts t = detail::tile_costs(dev, cfg, p, blocks_per_sm, spills, family.time);
   return detail::predict(dev, p, t, family.time, family.group_m);
 }
@@ -79,22 +83,22 @@ TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem
   // cores' fp32 FMA for simt), scaled by the unit tile's efficiency.
   const UnitTile u = unit_tile(cfg);
   const double efficiency = u.cols / (u.cols + k.mma_n_half);
-  const double peak_tflops = cfg.instr == Instr::simt ? dev.simt_fp32_tflops : dev.tensor_fp16_tflops;
+  const double peak_tflops = cfg.instr == Instr::simt ? dev.simt_fp32_tflops : tensor_tflops(dev, p.dtype);
   const double sm_flops_per_us = peak_tflops * 1e6 / static_cast<double>(dev.sm_count);
   const double flops = 2.0 * static_cast<double>(cfg.block_m * cfg.block_n * cfg.block_k);
   t.mma_us = flops / (sm_flops_per_us * efficiency) + k.iteration_cycles / dev.boost_clock_mhz;
-  t.stage_bytes = static_cast<double>((cfg.block_m + cfg.block_n) * cfg.block_k * p.elem_bytes);
-  t.c_tile_bytes = static_cast<double>(cfg.block_m * cfg.block_n * p.elem_bytes);
+  t.stage_bytes = static_cast<double>((cfg.block_m + cfg.block_n) * cfg.block_k * p.elem_bytes());
+  t.c_tile_bytes = static_cast<double>(cfg.block_m * cfg.block_n * p.out_bytes());
   return t;
 }
 
 double grouped_dram_bytes(const Device& dev, const GemmProblem& p, int64_t block_m, int64_t group_m) {
-  const double e = static_cast<double>(p.elem_bytes);
+  const double e = static_cast<double>(p.elem_bytes());
   const double m = static_cast<double>(p.m), n = static_cast<double>(p.n), kk = static_cast<double>(p.k);
   const int64_t tiles_m = ceil_div(p.m, block_m);
   const int64_t group = std::max<int64_t>(std::min(group_m, tiles_m), 1);
   const double groups = static_cast<double>(ceil_div(tiles_m, group));
-  const double a_bytes = m * kk * e, b_bytes = n * kk * e, c_bytes = m * n * e;
+  const double a_bytes = m * kk * e, b_bytes = n * kk * e, c_bytes = m * n * static_cast<double>(p.out_bytes());
   // B stays in L2 across groups when it fits beside one group's rows of A.
   const double a_group = static_cast<double>(group * block_m) * kk * e;
   const double room = static_cast<double>(dev.l2_bytes) - a_group;
@@ -122,9 +126,9 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   // DRAM traffic, and how much of a stage misses L2: each A row-panel is read
   // by tiles_n programs, each B column-panel by tiles_m programs per reload.
   const double dram = detail::grouped_dram_bytes(dev, p, t.block_m, group_m);
-  const double e = static_cast<double>(p.elem_bytes);
+  const double e = static_cast<double>(p.elem_bytes());
   const double b_reads = (dram - e * static_cast<double>(p.m) * static_cast<double>(p.k) -
-                          e * static_cast<double>(p.m) * static_cast<double>(p.n)) /
+                          static_cast<double>(p.out_bytes()) * static_cast<double>(p.m) * static_cast<double>(p.n)) /
                          (e * static_cast<double>(p.n) * static_cast<double>(p.k));
   const double miss = std::min(1.0, std::max(1.0 / static_cast<double>(tiles_n),
                                              b_reads / static_cast<double>(tiles_m)));

@@ -100,32 +100,63 @@ Result<Planner> Planner::create(Device dev, Instr instr, SearchSpace space, Mode
   pl.space_size_ = *size;
   pl.model_ = model;
   pl.family_ = std::move(family);
-  const int64_t thread_multiple = instr_shape(instr).threads;
-  const SearchSpace& sp = pl.space_;
+  pl.tables_ = std::make_shared<Tables>();
+  // The common class is built at once, so that the first plan() of a
+  // float16 problem with aligned operands costs no more than the others.
+  (void)pl.table_for(GemmProblem{});
+  return pl;
+}
+
+std::size_t Planner::slot_of(const GemmProblem& p) {
+  const ProblemAccess acc = problem_access(p);
+  return static_cast<std::size_t>(p.dtype) * 4 + (acc.a.async_copy ? 0 : 2) + (acc.b.async_copy ? 0 : 1);
+}
+
+const Planner::Table& Planner::table_for(const GemmProblem& p) const {
+  const std::size_t slot = slot_of(p);
+  if (const Table* t = tables_->ready[slot].load(std::memory_order_acquire)) return *t;
+  std::lock_guard<std::mutex> lock(tables_->build);
+  if (const Table* t = tables_->ready[slot].load(std::memory_order_acquire)) return *t;
+  tables_->owned[slot] = std::make_unique<Table>(build_table(p));
+  tables_->ready[slot].store(tables_->owned[slot].get(), std::memory_order_release);
+  return *tables_->owned[slot];
+}
+
+Planner::Table Planner::build_table(const GemmProblem& p) const {
+  Table t;
+  const int64_t thread_multiple = instr_shape(instr_).threads;
+  const SearchSpace& sp = space_;
   Verdict v;
   // Reserved at once: growing by doubling returns large blocks to the system
   // and faults fresh pages in on every planner (measured: 80x slower sweeps).
-  pl.feasible_.reserve(pl.space_size_);
-  if (model == Model::calibrated) pl.costs_.reserve(pl.space_size_);
+  t.feasible.reserve(space_size_);
+  if (model_ == Model::calibrated) t.costs.reserve(space_size_);
   for (int64_t bm : sp.block_m)
     for (int64_t bn : sp.block_n)
       for (int64_t bk : sp.block_k)
         for (int64_t st : sp.stages)
           for (int64_t th : sp.threads) {
             if (th % thread_multiple) continue;
-            const TileConfig cfg{bm, bn, bk, st, th, instr};
-            check(cfg, pl.dev_, GemmProblem{}, model, pl.family_, detail::Depth::until_failure, v);
+            const TileConfig cfg{bm, bn, bk, st, th, instr_};
+            check(cfg, dev_, p, model_, family_, detail::Depth::until_failure, v);
             if (!v.feasible()) continue;
-            if (model == Model::calibrated)
-              pl.costs_.push_back(
-                  detail::tile_costs(pl.dev_, cfg, GemmProblem{}, v.blocks_per_sm, v.spills, pl.family_.time));
-            pl.feasible_.push_back(v);
+            if (model_ == Model::calibrated)
+              t.costs.push_back(detail::tile_costs(dev_, cfg, p, v.blocks_per_sm, v.spills, family_.time));
+            t.feasible.push_back(v);
           }
-  return pl;
+  return t;
+}
+
+std::size_t Planner::shape_independent_feasible(const GemmProblem& p) const {
+  if (!check_problem(p).ok()) return 0;
+  return table_for(p).feasible.size();
 }
 
 Result<std::size_t> Planner::plan_into(const GemmProblem& p, std::size_t topk, std::vector<Verdict>& out) const {
   if (Status s = check_problem(p); !s.ok()) return s.error();
+  const Table& table = table_for(p);
+  const std::vector<Verdict>& feasible_ = table.feasible;
+  const std::vector<TileCosts>& costs_ = table.costs;
   thread_local std::vector<RankKey> keys;
   keys.clear();
   for (std::size_t i = 0; i < feasible_.size(); ++i) {

@@ -70,8 +70,8 @@ RegisterEstimate estimate_registers(const RegisterProfile& prof, const Device& d
     return r;
   }
   const double threads = static_cast<double>(cfg.threads);
-  const double a_vectors = static_cast<double>(cfg.block_m * cfg.block_k * p.elem_bytes) / 16.0 / threads;
-  const double b_vectors = static_cast<double>(cfg.block_k * cfg.block_n * p.elem_bytes) / 16.0 / threads;
+  const double a_vectors = static_cast<double>(cfg.block_m * cfg.block_k * p.elem_bytes()) / 16.0 / threads;
+  const double b_vectors = static_cast<double>(cfg.block_k * cfg.block_n * p.elem_bytes()) / 16.0 / threads;
   const double demand = prof.base + prof.per_accumulator * static_cast<double>(r.accumulators) +
                         prof.per_a_vector * a_vectors + prof.per_b_vector * b_vectors;
   r.demand = std::max<int64_t>(std::llround(demand), 1);

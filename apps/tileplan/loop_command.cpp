@@ -90,7 +90,7 @@ void run(const CLI::App& app, const LoopFlags& fl) {
   Result<LoopPlan> plan = make_plan(nest);
   require(plan.status(), kLoopFlags);
 
-  const std::optional<DType> dtype = find_dtype(fl.dtype);
+  const std::optional<ElementType> dtype = find_dtype(fl.dtype);
   if (!dtype) throw UsageError(fmt::format("--dtype {} is not one of: {}", escaped_word(fl.dtype), dtype_names()));
   const std::optional<MemoryScope> scope = parse_scope(fl.scope);
   if (!scope) throw UsageError(fmt::format("--scope {} is not one of: global, shared", escaped_word(fl.scope)));

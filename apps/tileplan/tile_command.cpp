@@ -203,7 +203,7 @@ void run(const CLI::App& app, TileFlags fl) {
     Result<Planner> planner = Planner::create(dev, *instr, std::move(space), *model, family);
     require(planner.status(), kSpaceFlags);
     report.space_size = planner->space_size();
-    report.c1_c3_count = planner->shape_independent_feasible();
+    report.c1_c3_count = planner->shape_independent_feasible(fl.problem);
     const auto topk = static_cast<std::size_t>(topk_value);
     if (!fl.shapes.empty()) {
       if (fl.format != "json" && app.count("--format"))

@@ -48,6 +48,9 @@ enum class FindingKind : uint8_t {
   no_block_fits_threads,// C3: blocks_per_SM = 0 because of threads per SM
   tail_wave,            // C4 warning: value = grid, limit = resident blocks
   grid_below_sms,       // C4 warning: value = grid, limit = SMs
+  dtype_unsupported,    // C3: value = the input DType, limit = the device's compute capability
+  narrow_loads,         // C3 warning: value = operand (0 A, 1 B, 2 C), limit = vector bytes
+  fp8_b_not_k_major,    // C3 warning: value = limit = 0; fp8 B stored N-contiguous
 };
 struct Finding {
   FindingKind kind;
@@ -59,12 +62,12 @@ Constraint constraint_of(FindingKind k);
 std::string message(const Finding& f, const TileConfig& cfg);
 
 // A small fixed-capacity list, so that checking a tile never allocates.
-// Capacity 8 holds every failure one tile can collect (five C3, C1, C2 and
-// "no block fits") and every warning.
+// Capacity 10 holds every failure one tile can collect (six C3, C1, C2 and
+// "no block fits"), every warning (two C4) and every problem finding (four C3).
 // Only the first `size` items are ever initialised, read or copied: a check
 // costs nothing for the findings it does not have (the sweep makes hundreds).
 struct FindingList {
-  static constexpr std::size_t kCapacity = 8;
+  static constexpr std::size_t kCapacity = 10;
   std::array<Finding, kCapacity> items;  // [0, size) initialised
   std::size_t size = 0;
   FindingList() {}  // NOLINT: leaves items uninitialised on purpose
@@ -122,6 +125,15 @@ struct TileCheck {
 //   Ensures: feasible() == no failure; blocks_per_sm >= 1 when feasible.
 Result<TileCheck> check_tile(const TileConfig& cfg, const Device& dev, const GemmProblem& p,
                              const RegisterProfile& regs, OccupancyRule rule);
+
+// What the problem alone costs every tile, as C3 warnings: operands that
+// move narrow vectors (problem_access), fp8 B stored N-contiguous. Empty for
+// a problem check_problem refuses.
+FindingList problem_findings(const GemmProblem& p, Instr instr);
+
+// Peak dense tensor-core rate of `dev` for input type `t` (0: the device has
+// no tensor-core instruction for it).
+double tensor_tflops(const Device& dev, DType t);
 
 // The reference's traffic model in bytes (see the header comment), evaluated
 // in the reference's order so that the doubles agree bit for bit.

@@ -38,6 +38,8 @@ namespace tileplan {
   X(int64_t, max_warps_per_sm, "warps", "resident warps per SM")                                \
   X(int64_t, warp_size, "threads", "threads per warp")                                          \
   X(double, tensor_fp16_tflops, "TFLOP/s", "peak dense fp16/bf16 tensor throughput, fp32 accumulate") \
+  X(double, tensor_fp8_tflops, "TFLOP/s", "peak dense fp8 tensor throughput, fp32 accumulate (0: no fp8 tensor cores)") \
+  X(double, tensor_tf32_tflops, "TFLOP/s", "peak dense tf32 tensor throughput")                  \
   X(double, simt_fp32_tflops, "TFLOP/s", "peak fp32 FMA throughput of the CUDA cores (simt kernels)") \
   X(double, dram_bandwidth_gbps, "GB/s", "DRAM bandwidth")                                      \
   X(int64_t, l2_bytes, "B", "L2 cache")                                                         \

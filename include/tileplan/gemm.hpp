@@ -24,17 +24,66 @@ enum class Instr { mma, wgmma, simt };
 std::string_view to_string(Instr i);
 std::optional<Instr> parse_instr(std::string_view s);
 
+// Element types. The first five are input types (A and B); float16, bfloat16
+// and float32 are output types (C). Accumulation is float32 throughout.
+// tfloat32 operands are stored as float32 (4 bytes) and multiplied by the
+// tensor cores with a 10-bit mantissa.
+enum class DType { float16, bfloat16, float8_e4m3, float8_e5m2, tfloat32, float32 };
+std::string_view to_string(DType t);
+std::optional<DType> parse_dtype(std::string_view s);
+constexpr int64_t dtype_bytes(DType t) {
+  switch (t) {
+    case DType::float16:
+    case DType::bfloat16: return 2;
+    case DType::float8_e4m3:
+    case DType::float8_e5m2: return 1;
+    case DType::tfloat32:
+    case DType::float32: return 4;
+  }
+  return 0;
+}
+constexpr bool is_input_type(DType t) { return t != DType::float32; }
+constexpr bool is_output_type(DType t) {
+  return t == DType::float16 || t == DType::bfloat16 || t == DType::float32;
+}
+constexpr bool is_fp8(DType t) { return t == DType::float8_e4m3 || t == DType::float8_e5m2; }
+// The output type when none is given: the input type for 16-bit types,
+// float16 for fp8, float32 for tfloat32.
+constexpr DType default_out_dtype(DType in) {
+  switch (in) {
+    case DType::float16: return DType::float16;
+    case DType::bfloat16: return DType::bfloat16;
+    case DType::float8_e4m3:
+    case DType::float8_e5m2: return DType::float16;
+    case DType::tfloat32:
+    case DType::float32: return DType::float32;
+  }
+  return DType::float32;
+}
+std::string_view input_type_names();   // "float16, bfloat16, float8_e4m3, float8_e5m2, tfloat32"
+std::string_view output_type_names();  // "float16, bfloat16, float32"
+
+// How an operand is stored. For A[M,K]: row = K contiguous, col = M
+// contiguous. For B[K,N]: row = N contiguous (the reduction dimension is not
+// contiguous, as in the Triton tutorial), col = K contiguous ("K-major").
+// C is row-major.
+enum class Layout { row, col };
+std::string_view to_string(Layout l);
+std::optional<Layout> parse_layout(std::string_view s);
+
 // Multiples the tile must respect for one instruction family.
 struct InstrShape {
   int64_t m, n, k;   // block_M, block_N, block_K multiples
   int64_t threads;   // threads per block multiple (warp, or warpgroup for wgmma)
 };
-// mma: m16n8k16 (PTX ISA, 'Matrix shape' for .f16); wgmma: m64nNk16 with
-// N a multiple of 8, issued by a warpgroup of 128 threads (PTX ISA, wgmma).
-constexpr InstrShape instr_shape(Instr i) {
+// mma: m16n8kK; wgmma: m64nNkK with N a multiple of 8, issued by a warpgroup
+// of 128 threads; K is 32 bytes of the input type: 16 for 16-bit types, 32
+// for fp8, 8 for tf32 (PTX ISA, 'Matrix shape' of mma and of wgmma).
+constexpr InstrShape instr_shape(Instr i, DType t = DType::float16) {
+  const int64_t k = 32 / dtype_bytes(t);
   switch (i) {
-    case Instr::mma: return {16, 8, 16, 32};
-    case Instr::wgmma: return {64, 8, 16, 128};
+    case Instr::mma: return {16, 8, k, 32};
+    case Instr::wgmma: return {64, 8, k, 128};
     case Instr::simt: return {1, 1, 1, 32};
   }
   return {1, 1, 1, 1};
@@ -42,10 +91,44 @@ constexpr InstrShape instr_shape(Instr i) {
 
 struct GemmProblem {
   int64_t m = 4096, n = 4096, k = 4096;
-  int64_t elem_bytes = 2;   // fp16 / bf16 operands
-  int64_t accum_bytes = 4;  // fp32 accumulators
+  DType dtype = DType::float16;      // A and B
+  std::optional<DType> out_dtype = std::nullopt;  // C; nothing: default_out_dtype(dtype)
+  int64_t accum_bytes = 4;           // fp32 accumulators
+  Layout a_layout = Layout::row, b_layout = Layout::row;
+  // Leading dimensions (elements between consecutive rows of a row-major
+  // operand, columns of a column-major one); 0: packed (the contiguous
+  // dimension's extent).
+  int64_t lda = 0, ldb = 0, ldc = 0;
+
+  int64_t elem_bytes() const { return dtype_bytes(dtype); }
+  DType c_dtype() const { return out_dtype ? *out_dtype : default_out_dtype(dtype); }
+  int64_t out_bytes() const { return dtype_bytes(c_dtype()); }
 };
 
+// What the kernel sees of a problem's memory: per operand, the leading
+// dimension in effect, whether it and the extent of the contiguous dimension
+// are multiples of 16 elements (what Triton specializes an integer argument
+// on: the leading dimension is a stride, the contiguous extent bounds the
+// mask or the wrap of the loads), and so the widest load one thread issues:
+// 16 bytes when both are, one element when either is not. A load narrower
+// than 4 bytes cannot use the asynchronous copy (cp.async: 4, 8 or 16 bytes).
+struct OperandAccess {
+  int64_t ld = 0;                 // leading dimension in effect
+  int64_t contiguous_extent = 0;  // K, M or N: the extent along the contiguous dimension
+  bool ld_divisible = false, extent_divisible = false;
+  int64_t vector_bytes = 0;
+  bool async_copy = false;        // vector_bytes >= 4
+};
+struct ProblemAccess {
+  OperandAccess a, b, c;
+  bool aligned = false;           // A, B and C all move 16-byte vectors
+};
+// Divisibility Triton specializes integer arguments on, in elements.
+inline constexpr int64_t kDivisibility = 16;
+// The widest load or store one thread issues (sm_80 and later: 128 bits).
+inline constexpr int64_t kMaxVectorBytes = 16;
+// A checked problem's access (precondition: check_problem(p).ok()).
+ProblemAccess problem_access(const GemmProblem& p);
 struct TileConfig {
   int64_t block_m = 128, block_n = 128, block_k = 32, stages = 3, threads = 256;
   Instr instr = Instr::wgmma;
@@ -57,9 +140,12 @@ inline constexpr int64_t kMaxDim = (int64_t{1} << 31) - 1;
 // the models form far inside 64 bits (and exact in a double).
 inline constexpr int64_t kMaxTileValue = 65536;
 
-// m, n, k in 1..kMaxDim; elem_bytes and accum_bytes in 1..8; the bytes of
-// A*B (elem_bytes*M*N*K) fit in 64 bits.
-//   error param: "m", "n", "k", "m/n/k" (their product), "elem_bytes", "accum_bytes".
+// m, n, k in 1..kMaxDim; dtype an input type, out_dtype an output type,
+// accum_bytes in 1..8; a leading dimension 0 or at least the extent it
+// strides past and at most kMaxDim; the bytes of A*B (elem_bytes*M*N*K) and
+// of every operand with its leading dimension fit in 64 bits.
+//   error param: "m", "n", "k", "m/n/k" (their product), "dtype", "out_dtype",
+//   "accum_bytes", "a_layout", "b_layout", "lda", "ldb", "ldc".
 Status check_problem(const GemmProblem& p);
 // Every value in 1..kMaxTileValue; instr one of the enumerators.
 //   error param: "block_m", "block_n", "block_k", "stages", "threads", "instr".

@@ -28,14 +28,14 @@ enum class MemoryScope { global, shared };
 std::string_view to_string(MemoryScope s);
 std::optional<MemoryScope> parse_scope(std::string_view s);
 
-struct DType {
+struct ElementType {
   std::string_view name;
   int64_t bytes = 0;
 };
 // float16/fp16/half, bfloat16/bf16, float32/fp32/float, float64/fp64/double,
 // float8_e4m3/fp8_e4m3/e4m3/fp8, float8_e5m2/e5m2, int8, uint8, int16, uint16,
 // int32, uint32, int64, uint64.
-std::optional<DType> find_dtype(std::string_view name);
+std::optional<ElementType> find_dtype(std::string_view name);
 std::string dtype_names();
 
 // The access buf[i_{perm[0]}, i_{perm[1]}, ...] into a row-major buffer: the

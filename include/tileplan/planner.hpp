@@ -14,8 +14,12 @@
 //   auto best = planner->plan({.m = 4096, .n = 4096, .k = 4096}, 1);  // Result<std::vector<Verdict>>
 #pragma once
 
+#include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -62,9 +66,10 @@ class Planner {
   // returns how many configurations were candidates before the topk cut.
   Result<std::size_t> plan_into(const GemmProblem& p, std::size_t topk, std::vector<Verdict>& out) const;
   // Configurations in the space (repeats removed) and those of them that pass
-  // C1-C3 (before the block_K <= K filter of a particular problem).
+  // C1-C3 for problems of p's class (before the block_K <= K filter of a
+  // particular problem); 0 when p fails check_problem.
   std::size_t space_size() const { return space_size_; }
-  std::size_t shape_independent_feasible() const { return feasible_.size(); }
+  std::size_t shape_independent_feasible(const GemmProblem& p = GemmProblem{}) const;
   // The smallest block_K of the space: a problem with K below it has no candidate.
   int64_t min_block_k() const { return space_.block_k.front(); }
   const Device& device() const { return dev_; }
@@ -72,6 +77,23 @@ class Planner {
   const KernelFamily& family() const { return family_; }
 
  private:
+  // The shape-independent work for one class of problems: those of one input
+  // type whose A and B loads are (or are not) narrow (problem_access). Built
+  // on the first problem of the class, then shared; immutable once built.
+  struct Table {
+    std::vector<Verdict> feasible;  // in sweep order
+    std::vector<TileCosts> costs;   // calibrated: the prediction's shape-independent part, per feasible
+  };
+  static constexpr std::size_t kTableSlots = 6 * 4;  // DType x narrow A x narrow B
+  struct Tables {
+    std::array<std::atomic<const Table*>, kTableSlots> ready{};
+    std::array<std::unique_ptr<Table>, kTableSlots> owned;
+    std::mutex build;
+  };
+  static std::size_t slot_of(const GemmProblem& p);
+  const Table& table_for(const GemmProblem& p) const;
+  Table build_table(const GemmProblem& p) const;
+
   Planner() = default;
   Device dev_;
   Instr instr_ = Instr::wgmma;
@@ -79,8 +101,7 @@ class Planner {
   std::size_t space_size_ = 0;
   Model model_ = Model::seed;
   KernelFamily family_;
-  std::vector<Verdict> feasible_;  // in sweep order
-  std::vector<TileCosts> costs_;   // calibrated: the prediction's shape-independent part, per feasible_
+  std::shared_ptr<Tables> tables_;
 };
 
 // Convenience: one problem, one call.

@@ -96,11 +96,17 @@ void report_json(std::string& s, const TileReport& r) {
   else
     device_json(s, *r.device);
   const GemmProblem& p = r.problem;
+  const ProblemAccess acc = problem_access(p);
   fmt::format_to(o,
-                 ",\"problem\":{{\"m\":{},\"n\":{},\"k\":{},\"elem_bytes\":{},\"accum_bytes\":{},\"instr\":\"{}\"}}"
+                 ",\"problem\":{{\"m\":{},\"n\":{},\"k\":{},\"dtype\":\"{}\",\"out_dtype\":\"{}\","
+                 "\"a_layout\":\"{}\",\"b_layout\":\"{}\",\"lda\":{},\"ldb\":{},\"ldc\":{},"
+                 "\"vector_bytes_a\":{},\"vector_bytes_b\":{},\"vector_bytes_c\":{},\"aligned\":{},"
+                 "\"elem_bytes\":{},\"accum_bytes\":{},\"instr\":\"{}\"}}"
                  ",\"model\":\"{}\",\"family\":\"{}\",\"mode\":\"{}\",\"space_size\":{},\"feasible\":{},"
                  "\"candidates\":[",
-                 p.m, p.n, p.k, p.elem_bytes, p.accum_bytes, to_string(r.instr), to_string(r.model),
+                 p.m, p.n, p.k, to_string(p.dtype), to_string(p.c_dtype()), to_string(p.a_layout),
+                 to_string(p.b_layout), acc.a.ld, acc.b.ld, acc.c.ld, acc.a.vector_bytes, acc.b.vector_bytes,
+                 acc.c.vector_bytes, acc.aligned, p.elem_bytes(), p.accum_bytes, to_string(r.instr), to_string(r.model),
                  report_family(r), r.diagnose ? "diagnose" : "sweep", r.space_size, r.feasible_count);
   bool first = true;
   for (const Verdict& v : r.candidates) {

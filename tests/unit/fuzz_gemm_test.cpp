@@ -62,7 +62,12 @@ class Values {
 
 GemmProblem random_problem(Values& v) {
   GemmProblem p{v.dim(), v.dim(), v.dim()};
-  if (v.pick(10) == 0) p.elem_bytes = v.any();
+  if (v.pick(10) == 0) p.dtype = static_cast<DType>(v.any());
+  if (v.pick(10) == 0) p.out_dtype = static_cast<DType>(v.any());
+  if (v.pick(10) == 0) p.a_layout = static_cast<Layout>(v.any());
+  if (v.pick(10) == 0) p.lda = v.any();
+  if (v.pick(10) == 0) p.ldb = v.any();
+  if (v.pick(10) == 0) p.ldc = v.any();
   if (v.pick(10) == 0) p.accum_bytes = v.any();
   return p;
 }

@@ -576,7 +576,7 @@ TEST(Fuzz, LoopNames_Parsers) {
     const std::string_view w = rng.pick(words);
     const std::optional<MemoryScope> s = parse_scope(w);
     if (s) { ASSERT_EQ(to_string(*s), w); }
-    const std::optional<DType> t = find_dtype(w);
+    const std::optional<ElementType> t = find_dtype(w);
     if (t) { ASSERT_GE(t->bytes, 1); }
   }
   ASSERT_NE(dtype_names().find("float16"), std::string::npos);
