@@ -93,7 +93,7 @@ std::optional<std::string> each_json_line(const std::string& path, F line_fn) {
 }
 
 std::optional<std::string> read_configs(const std::string& path, Dataset& d) {
-  std::map<std::string, int64_t> seen;
+  std::map<std::pair<std::string, std::string>, int64_t> seen;
   auto err = each_json_line(path, [&](const json& j, int64_t line) -> std::optional<std::string> {
     MeasuredConfig c;
     int64_t bm = 0, bn = 0, bk = 0, stages = 0, warps = 0;
@@ -101,14 +101,17 @@ std::optional<std::string> read_configs(const std::string& path, Dataset& d) {
                                 {"stages", &stages}, {"warps", &warps}})
       if (auto e = get_int(j, field, *value)) return e;
     if (auto e = get_string(j, "key", c.key)) return e;
+    if (j.contains("class"))
+      if (auto e = get_string(j, "class", c.klass)) return e;
     // Threads = 32*warps: bound warps first so that the product cannot overflow.
     if (warps < 1 || warps > kMaxTileValue / 32)
       return fmt::format("configuration '{}': warps {} must be between 1 and {}", c.key, warps, kMaxTileValue / 32);
     c.config = TileConfig{bm, bn, bk, stages, 32 * warps, Instr::wgmma};
     if (Status e = check_config(c.config); !e.ok())
       return fmt::format("configuration '{}': {}", c.key, field_message(e.error()));
-    if (auto [it, inserted] = seen.emplace(c.key, line); !inserted)
-      return fmt::format("configuration '{}' repeats line {}", c.key, it->second);
+    if (auto [it, inserted] = seen.emplace(std::pair{c.klass, c.key}, line); !inserted)
+      return fmt::format("configuration '{}'{} repeats line {}", c.key,
+                         c.klass.empty() ? "" : fmt::format(" of class '{}'", c.klass), it->second);
     c.compiled = !j.contains("error");
     if (c.compiled) {
       for (auto [field, value] : {std::pair<const char*, int64_t*>{"n_regs", &c.regs_per_thread},
@@ -129,36 +132,65 @@ std::optional<std::string> read_configs(const std::string& path, Dataset& d) {
   return std::nullopt;
 }
 
+// The optional type and layout fields of a timing line.
+std::optional<std::string> read_case_fields(const json& j, GemmProblem& p) {
+  std::string text;
+  if (j.contains("dtype")) {
+    if (auto e = get_string(j, "dtype", text)) return e;
+    const std::optional<DType> t = parse_dtype(text);
+    if (!t || !is_input_type(*t))
+      return fmt::format("field 'dtype' must be one of {}", input_type_names());
+    p.dtype = *t;
+  }
+  for (auto [field, layout] : {std::pair<const char*, Layout*>{"a_layout", &p.a_layout}, {"b_layout", &p.b_layout}}) {
+    if (!j.contains(field)) continue;
+    if (auto e = get_string(j, field, text)) return e;
+    const std::optional<Layout> l = parse_layout(text);
+    if (!l) return fmt::format("field '{}' must be row or col", field);
+    *layout = *l;
+  }
+  return std::nullopt;
+}
+
+using CaseKey = std::tuple<int64_t, int64_t, int64_t, DType, Layout, Layout>;
+CaseKey case_key(const GemmProblem& p) { return {p.m, p.n, p.k, p.dtype, p.a_layout, p.b_layout}; }
+
 std::optional<std::string> read_timings(const std::string& path, Dataset& d) {
-  std::map<std::string, std::size_t> index;
-  for (std::size_t i = 0; i < d.configs.size(); ++i) index.emplace(d.configs[i].key, i);
-  std::map<std::tuple<int64_t, int64_t, int64_t>, std::size_t> shape_of;
-  std::map<std::tuple<int64_t, int64_t, int64_t, std::string>, int64_t> line_of;
+  std::map<std::pair<std::string, std::string>, std::size_t> index;
+  for (std::size_t i = 0; i < d.configs.size(); ++i) index.emplace(std::pair{d.configs[i].klass, d.configs[i].key}, i);
+  std::map<CaseKey, std::size_t> shape_of;
+  std::map<std::pair<CaseKey, std::string>, int64_t> line_of;
   auto err = each_json_line(path, [&](const json& j, int64_t line) -> std::optional<std::string> {
     GemmProblem p;
     for (auto [field, value] : {std::pair<const char*, int64_t*>{"M", &p.m}, {"N", &p.n}, {"K", &p.k}})
       if (auto e = get_int(j, field, *value)) return e;
+    if (auto e = read_case_fields(j, p)) return e;
     if (Status e = check_problem(p); !e.ok()) return field_message(e.error());
-    std::string key;
+    std::string key, klass;
     if (auto e = get_string(j, "key", key)) return e;
+    if (j.contains("class"))
+      if (auto e = get_string(j, "class", klass)) return e;
     const auto ms = j.find("ms");
     if (ms == j.end()) return std::string("missing field 'ms'");
     if (!ms->is_number() || !(ms->get<double>() >= kMinMeasuredMs && ms->get<double>() <= kMaxMeasuredMs))
       return fmt::format("field 'ms' must be a number between {} and {} (milliseconds)", kMinMeasuredMs,
                          kMaxMeasuredMs);
-    // One time per (shape, configuration): a second line would silently
+    // One time per (case, configuration): a second line would silently
     // replace or join the first.
-    if (const auto [seen, fresh] = line_of.emplace(std::tuple{p.m, p.n, p.k, key}, line); !fresh)
-      return fmt::format("shape {} configuration '{}' repeats line {}", shape_name(p), key, seen->second);
-    const auto [it, inserted] = shape_of.emplace(std::tuple{p.m, p.n, p.k}, d.shapes.size());
+    if (const auto [seen, fresh] = line_of.emplace(std::pair{case_key(p), key}, line); !fresh)
+      return fmt::format("case {} configuration '{}' repeats line {}", shape_name(p), key, seen->second);
+    const auto [it, inserted] = shape_of.emplace(case_key(p), d.shapes.size());
     if (inserted) d.shapes.push_back(MeasuredShape{p, std::nullopt, {}});
     MeasuredShape& s = d.shapes[it->second];
     if (key == "cublas") {
       s.cublas_ms = ms->get<double>();
       return std::nullopt;
     }
-    const auto c = index.find(key);
-    if (c == index.end()) return fmt::format("configuration '{}' is not in configs.jsonl", key);
+    auto c = index.find(std::pair{klass, key});
+    if (c == index.end() && !klass.empty()) c = index.find(std::pair{std::string(), key});
+    if (c == index.end())
+      return fmt::format("configuration '{}'{} is not in configs.jsonl", key,
+                         klass.empty() ? "" : fmt::format(" of class '{}'", klass));
     if (!d.configs[c->second].compiled)
       return fmt::format("configuration '{}' has a time but configs.jsonl records it as refused", key);
     s.times_ms.emplace_back(c->second, ms->get<double>());
@@ -168,7 +200,7 @@ std::optional<std::string> read_timings(const std::string& path, Dataset& d) {
   if (d.shapes.empty()) return fmt::format("{}: the file holds no timings", path);
   for (const MeasuredShape& s : d.shapes)
     if (s.times_ms.empty())
-      return fmt::format("{}: shape {} has only a cuBLAS time", path, shape_name(s.problem));
+      return fmt::format("{}: case {} has only a cuBLAS time", path, shape_name(s.problem));
   return std::nullopt;
 }
 
@@ -186,13 +218,14 @@ std::optional<std::string> read_split(const std::string& path, Dataset& d) {
                              {"held_out", &d.held_out}}) {
     const auto it = j.find(field);
     if (it == j.end()) continue;
-    if (!it->is_array()) return fmt::format("{}: '{}' must be a list of \"MxNxK\" strings", path, field);
+    if (!it->is_array())
+      return fmt::format("{}: '{}' must be a list of \"MxNxK[:dtype:LL]\" strings", path, field);
     for (std::size_t i = 0; i < it->size(); ++i) {
       const json& s = (*it)[i];
       const std::optional<GemmProblem> p = s.is_string() ? parse_shape(s.get<std::string>()) : std::nullopt;
       // Name the item by position, never by its text: a hostile item can be
       // nested deep enough to exhaust the stack of a recursive dump.
-      if (!p) return fmt::format("{}: '{}' item {} is not a shape \"MxNxK\"", path, field, i + 1);
+      if (!p) return fmt::format("{}: '{}' item {} is not a case \"MxNxK[:dtype:LL]\"", path, field, i + 1);
       list->push_back(*p);
     }
   }
@@ -200,7 +233,7 @@ std::optional<std::string> read_split(const std::string& path, Dataset& d) {
   return std::nullopt;
 }
 
-bool same_shape(const GemmProblem& a, const GemmProblem& b) { return a.m == b.m && a.n == b.n && a.k == b.k; }
+bool same_shape(const GemmProblem& a, const GemmProblem& b) { return case_key(a) == case_key(b); }
 
 // Average ranks (1-based) of the values, ties sharing their mean rank.
 std::vector<double> ranks(const std::vector<double>& v) {
@@ -231,20 +264,50 @@ std::string_view to_string(Split s) {
 
 std::optional<GemmProblem> parse_shape(std::string_view s) {
   GemmProblem p;
+  std::string_view dims_text = s, suffix;
+  if (const std::size_t colon = s.find(':'); colon != std::string_view::npos) {
+    dims_text = s.substr(0, colon);
+    suffix = s.substr(colon + 1);
+  }
   int64_t* dims[] = {&p.m, &p.n, &p.k};
   for (int i = 0; i < 3; ++i) {
-    const std::size_t x = i < 2 ? s.find('x') : s.size();
+    const std::size_t x = i < 2 ? dims_text.find('x') : dims_text.size();
     if (x == std::string_view::npos) return std::nullopt;
-    const std::string_view part = s.substr(0, x);
+    const std::string_view part = dims_text.substr(0, x);
     auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), *dims[i]);
     if (part.empty() || ec != std::errc() || ptr != part.data() + part.size()) return std::nullopt;
-    s = i < 2 ? s.substr(x + 1) : std::string_view();
+    dims_text = i < 2 ? dims_text.substr(x + 1) : std::string_view();
+  }
+  if (s.find(':') != std::string_view::npos) {
+    const std::size_t colon = suffix.find(':');
+    if (colon == std::string_view::npos) return std::nullopt;
+    const std::optional<DType> t = parse_dtype(suffix.substr(0, colon));
+    const std::string_view lay = suffix.substr(colon + 1);
+    if (!t || !is_input_type(*t) || lay.size() != 2) return std::nullopt;
+    for (auto [c, out] : {std::pair<char, Layout*>{lay[0], &p.a_layout}, {lay[1], &p.b_layout}}) {
+      if (c != 'r' && c != 'c') return std::nullopt;
+      *out = c == 'r' ? Layout::row : Layout::col;
+    }
+    p.dtype = *t;
   }
   if (!check_problem(p).ok()) return std::nullopt;
   return p;
 }
 
-std::string shape_name(const GemmProblem& p) { return fmt::format("{}x{}x{}", p.m, p.n, p.k); }
+std::string shape_name(const GemmProblem& p) {
+  if (p.dtype == DType::float16 && p.a_layout == Layout::row && p.b_layout == Layout::row)
+    return fmt::format("{}x{}x{}", p.m, p.n, p.k);
+  return fmt::format("{}x{}x{}:{}:{}{}", p.m, p.n, p.k, to_string(p.dtype), p.a_layout == Layout::row ? 'r' : 'c',
+                     p.b_layout == Layout::row ? 'r' : 'c');
+}
+
+std::string problem_class(const GemmProblem& p) {
+  std::string flags;
+  for (auto [c, d] : {std::pair<char, int64_t>{'M', p.m}, {'N', p.n}, {'K', p.k}})
+    flags.push_back(d % kDivisibility == 0 ? c : static_cast<char>(c - 'A' + 'a'));
+  return fmt::format("{}:{}{}:{}", to_string(p.dtype), p.a_layout == Layout::row ? 'r' : 'c',
+                     p.b_layout == Layout::row ? 'r' : 'c', flags);
+}
 
 Result<Dataset> load_dataset(const std::string& dir) {
   Dataset out;
@@ -367,6 +430,7 @@ Result<ValidationReport> validate(const Device& dev, const std::vector<Dataset>&
       ShapeScore s;
       s.dataset = d.dir;
       s.problem = m.problem;
+      s.group = problem_class(m.problem);
       s.split = split;
       s.cublas_ms = m.cublas_ms;
       s.candidates = configs.size();
@@ -389,6 +453,18 @@ Result<ValidationReport> validate(const Device& dev, const std::vector<Dataset>&
   }
   report.calibrated = summarize(report.shapes, true);
   report.seed = summarize(report.shapes, false);
+  for (std::size_t i = 0; i < report.shapes.size(); ++i) {
+    auto g = std::find_if(report.groups.begin(), report.groups.end(),
+                          [&](const GroupScore& x) { return x.group == report.shapes[i].group; });
+    if (g == report.groups.end()) g = report.groups.insert(report.groups.end(), GroupScore{report.shapes[i].group, {}, {}, {}});
+    g->shapes.push_back(i);
+  }
+  for (GroupScore& g : report.groups) {
+    std::vector<ShapeScore> members;
+    for (std::size_t i : g.shapes) members.push_back(report.shapes[i]);
+    g.calibrated = summarize(members, true);
+    g.seed = summarize(members, false);
+  }
   return report;
 }
 

@@ -65,7 +65,7 @@ void run(const CLI::App& app, const ValidateFlags& fl) {
 
   const render::ValidateReport rep{&result, fl.datasets, split, family->name, dev.name, t};
   emit(fl.format == "json" ? render::validate_json(rep) : render::validate_text(rep), fl.output);
-  if (auto miss = render::threshold_miss(result.calibrated, t)) throw CheckFailed(*miss);
+  if (auto miss = render::threshold_miss(result, t)) throw CheckFailed(*miss);
 }
 
 }  // namespace

@@ -6,10 +6,18 @@
 //
 // A dataset is a directory in the format of data/h200-triton/:
 //   configs.jsonl  one configuration a line: BM, BN, BK, stages, warps, key, and
-//                  n_regs, n_spills, shared, occupancy (compiled) or error (refused)
-//   timings.jsonl  one (shape, configuration) a line: M, N, K, key, ms;
-//                  key "cublas" is the vendor library's time for the shape
-//   split.json     optional: {"calibration": ["MxNxK", ...], "held_out": [...]}
+//                  n_regs, n_spills, shared, occupancy (compiled) or error (refused);
+//                  optional "class" (what the compiler specialized on, see
+//                  problem_class): a dataset of several classes holds one
+//                  line per (class, key)
+//   timings.jsonl  one (case, configuration) a line: M, N, K, key, ms, and
+//                  optional dtype (float16), a_layout, b_layout (row), class;
+//                  key "cublas" is the vendor library's time for the case
+//   split.json     optional: {"calibration": ["MxNxK[:dtype:LL]", ...], "held_out": [...]}
+//
+// A case is a shape with an input type and layouts, named
+// "MxNxK" (float16, both row-major) or "MxNxK:dtype:LL" (L = r row, c col;
+// A then B), e.g. "4096x4096x4096:float8_e4m3:rc".
 #pragma once
 
 #include <cstddef>
@@ -29,6 +37,7 @@ namespace tileplan {
 
 struct MeasuredConfig {
   std::string key;            // e.g. "128x256x64_s4_w8"
+  std::string klass;          // "" (a dataset of one class) or e.g. "float16:rr:MNk"
   TileConfig config;          // threads = 32 * warps, instr = wgmma
   bool compiled = false;      // false: the compiler refused it (`error`)
   int64_t regs_per_thread = 0;
@@ -65,9 +74,14 @@ inline constexpr double kMinMeasuredMs = 1e-6, kMaxMeasuredMs = 1e6;
 // twice is an error.
 Result<Dataset> load_dataset(const std::string& dir);
 
-// "MxNxK" -> problem; nothing when malformed.
+// "MxNxK" or "MxNxK:dtype:LL" -> problem (packed operands); nothing when malformed.
 std::optional<GemmProblem> parse_shape(std::string_view s);
+// The case's name: "MxNxK" for float16 with both operands row-major, else "MxNxK:dtype:LL".
 std::string shape_name(const GemmProblem& p);
+// What a Triton kernel is specialized on for a packed problem:
+// "dtype:LL:FFF", FFF = M, N, K, each upper case when a multiple of 16,
+// e.g. "float16:rr:MNk" (K = 1000). The unit validate scores and groups by.
+std::string problem_class(const GemmProblem& p);
 
 // A shape's split: the first dataset whose split.json lists it decides.
 Split split_of(const std::vector<Dataset>& datasets, const GemmProblem& p);
@@ -94,6 +108,7 @@ Result<RankingScore> score_ranking(const std::vector<std::size_t>& order, const 
 struct ShapeScore {
   std::string dataset;
   GemmProblem problem;
+  std::string group;  // problem_class(problem)
   Split split = Split::unlabelled;
   std::optional<double> cublas_ms;
   std::size_t candidates = 0;
@@ -109,9 +124,16 @@ struct ScoreSummary {
   std::size_t top1_worst_shape = 0;  // index into ValidationReport::shapes
 };
 
+struct GroupScore {
+  std::string group;              // problem_class
+  std::vector<std::size_t> shapes;  // indices into ValidationReport::shapes
+  ScoreSummary calibrated, seed;  // top1_worst_shape indexes `shapes` of this group
+};
+
 struct ValidationReport {
   std::vector<ShapeScore> shapes;
-  ScoreSummary calibrated, seed;
+  ScoreSummary calibrated, seed;  // over every shape
+  std::vector<GroupScore> groups; // per problem class, in order of first appearance
 };
 
 enum class SplitFilter { all, calibration, held_out };

@@ -1,5 +1,6 @@
 #include "tileplan/render/validate.hpp"
 
+#include <algorithm>
 #include <iterator>
 
 #include <fmt/format.h>
@@ -22,22 +23,31 @@ std::string_view split_name(SplitFilter f) {
 
 std::string ms_or_dash(const std::optional<double>& ms) { return ms ? fmt::format("{:.4f}", *ms) : "-"; }
 
-void summary_line(std::string& s, const char* name, const ScoreSummary& x, const ValidationReport& r) {
+// `members`: the report's indices of the summary's shapes (nullptr: all of them).
+std::string worst_name(const ScoreSummary& x, const ValidationReport& r, const std::vector<std::size_t>* members) {
+  if (!x.shapes) return {};
+  const std::size_t i = members ? (*members)[x.top1_worst_shape] : x.top1_worst_shape;
+  return shape_name(r.shapes[i].problem);
+}
+
+void summary_line(std::string& s, std::string_view name, const ScoreSummary& x, const ValidationReport& r,
+                  const std::vector<std::size_t>* members = nullptr) {
   Out o(s);
   fmt::format_to(o, "{:<11} shapes {}: top-1 regret geomean {:.3f}, worst {:.3f}", name, x.shapes, x.top1_geomean,
                  x.top1_worst);
-  if (x.shapes) fmt::format_to(o, " ({})", shape_name(r.shapes[x.top1_worst_shape].problem));
+  if (x.shapes) fmt::format_to(o, " ({})", worst_name(x, r, members));
   fmt::format_to(o, "; top-5 geomean {:.3f}, worst {:.3f}; mean Spearman {:.3f}\n", x.top5_geomean, x.top5_worst,
                  x.spearman_mean);
 }
 
-void summary_json(std::string& s, const ScoreSummary& x, const ValidationReport& r) {
+void summary_json(std::string& s, const ScoreSummary& x, const ValidationReport& r,
+                  const std::vector<std::size_t>* members = nullptr) {
   fmt::format_to(Out(s), "{{\"shapes\":{},\"top1_geomean\":", x.shapes);
   append_json_number(s, x.top1_geomean);
   s += ",\"top1_worst\":";
   append_json_number(s, x.top1_worst);
   s += ",\"top1_worst_shape\":";
-  append_json_string(s, x.shapes ? shape_name(r.shapes[x.top1_worst_shape].problem) : std::string());
+  append_json_string(s, worst_name(x, r, members));
   s += ",\"top5_geomean\":";
   append_json_number(s, x.top5_geomean);
   s += ",\"top5_worst\":";
@@ -81,6 +91,14 @@ std::optional<std::string> threshold_miss(const ScoreSummary& s, const Threshold
   return std::nullopt;
 }
 
+std::optional<std::string> threshold_miss(const ValidationReport& r, const Thresholds& t) {
+  if (auto miss = threshold_miss(r.calibrated, t)) return miss;
+  if (r.groups.size() < 2) return std::nullopt;
+  for (const GroupScore& g : r.groups)
+    if (auto miss = threshold_miss(g.calibrated, t)) return fmt::format("class {}: {}", g.group, *miss);
+  return std::nullopt;
+}
+
 std::string validate_text(const ValidateReport& rep) {
   const ValidationReport& r = *rep.result;
   std::string s;
@@ -88,25 +106,36 @@ std::string validate_text(const ValidateReport& rep) {
   fmt::format_to(o, "validate  {} shape(s), split {}, device {}, calibrated model family {}\n", r.shapes.size(),
                  split_name(rep.split), rep.device, rep.family);
   s += "regret = measured time of the pick / best measured time; rho = Spearman(model's order, measured times)\n\n";
-  fmt::format_to(o, "{:<18} {:<11} {:>9} {:>20} {:>8} | {:>20} {:>6} {:>6} {:>5} | {:>6} {:>6} {:>5}\n", "shape",
-                 "split", "cuBLAS ms", "best measured", "best ms", "calibrated top-1", "top-1", "top-5", "rho",
+  std::size_t width = 18;
+  for (const ShapeScore& x : r.shapes) width = std::max(width, shape_name(x.problem).size());
+  fmt::format_to(o, "{:<{}} {:<11} {:>9} {:>20} {:>8} | {:>20} {:>6} {:>6} {:>5} | {:>6} {:>6} {:>5}\n", "shape",
+                 width, "split", "cuBLAS ms", "best measured", "best ms", "calibrated top-1", "top-1", "top-5", "rho",
                  "seed-1", "seed-5", "rho");
   for (const ShapeScore& x : r.shapes) {
-    fmt::format_to(o, "{:<18} {:<11} {:>9} {:>20} {:>8.4f} | {:>20} {:>6.3f} {:>6.3f} {:>5.2f} | {:>6.3f} {:>6.3f} {:>5.2f}\n",
-                   shape_name(x.problem), to_string(x.split), ms_or_dash(x.cublas_ms), x.best_key, x.best_ms,
+    fmt::format_to(o, "{:<{}} {:<11} {:>9} {:>20} {:>8.4f} | {:>20} {:>6.3f} {:>6.3f} {:>5.2f} | {:>6.3f} {:>6.3f} {:>5.2f}\n",
+                   shape_name(x.problem), width, to_string(x.split), ms_or_dash(x.cublas_ms), x.best_key, x.best_ms,
                    x.calibrated_top1_key, x.calibrated.top1_regret, x.calibrated.top5_regret, x.calibrated.spearman,
                    x.seed.top1_regret, x.seed.top5_regret, x.seed.spearman);
   }
   s += '\n';
   summary_line(s, "calibrated", r.calibrated, r);
   summary_line(s, "seed", r.seed, r);
+  if (r.groups.size() > 1) {
+    s += "\nby class (input type : layouts of A, B : M N K, upper case = a multiple of 16)\n";
+    for (const GroupScore& g : r.groups) {
+      fmt::format_to(o, "{}\n", g.group);
+      summary_line(s, "  calibrated", g.calibrated, r, &g.shapes);
+      summary_line(s, "  seed", g.seed, r, &g.shapes);
+    }
+  }
   const Thresholds& t = rep.thresholds;
   if (t.top1_geomean || t.top1_worst || t.top5_geomean) {
     s += "thresholds ";
     if (t.top1_geomean) fmt::format_to(o, " top-1 geomean <= {}", *t.top1_geomean);
     if (t.top1_worst) fmt::format_to(o, " top-1 worst <= {}", *t.top1_worst);
     if (t.top5_geomean) fmt::format_to(o, " top-5 geomean <= {}", *t.top5_geomean);
-    fmt::format_to(o, ": {}\n", threshold_miss(r.calibrated, t) ? "MISSED" : "met");
+    fmt::format_to(o, ": {}{}\n", threshold_miss(r, t) ? "MISSED" : "met",
+                   r.groups.size() > 1 ? " (overall and in every class)" : "");
   }
   return s;
 }
@@ -125,8 +154,11 @@ std::string validate_json(const ValidateReport& rep) {
   for (std::size_t i = 0; i < r.shapes.size(); ++i) {
     const ShapeScore& x = r.shapes[i];
     if (i) s += ',';
-    fmt::format_to(o, "{{\"shape\":\"{}\",\"m\":{},\"n\":{},\"k\":{},\"dataset\":", shape_name(x.problem), x.problem.m,
-                   x.problem.n, x.problem.k);
+    fmt::format_to(o,
+                   "{{\"shape\":\"{}\",\"m\":{},\"n\":{},\"k\":{},\"dtype\":\"{}\",\"a_layout\":\"{}\","
+                   "\"b_layout\":\"{}\",\"group\":\"{}\",\"dataset\":",
+                   shape_name(x.problem), x.problem.m, x.problem.n, x.problem.k, to_string(x.problem.dtype),
+                   to_string(x.problem.a_layout), to_string(x.problem.b_layout), x.group);
     append_json_string(s, x.dataset);
     fmt::format_to(o, ",\"split\":\"{}\",\"cublas_ms\":", to_string(x.split));
     optional_json(s, x.cublas_ms);
@@ -144,13 +176,25 @@ std::string validate_json(const ValidateReport& rep) {
   summary_json(s, r.calibrated, r);
   s += ",\"seed\":";
   summary_json(s, r.seed, r);
-  s += "},\"thresholds\":{\"max_top1_geomean\":";
+  s += "},\"groups\":[";
+  for (std::size_t i = 0; i < r.groups.size(); ++i) {
+    const GroupScore& g = r.groups[i];
+    if (i) s += ',';
+    s += "{\"group\":";
+    append_json_string(s, g.group);
+    s += ",\"calibrated\":";
+    summary_json(s, g.calibrated, r, &g.shapes);
+    s += ",\"seed\":";
+    summary_json(s, g.seed, r, &g.shapes);
+    s += '}';
+  }
+  s += "],\"thresholds\":{\"max_top1_geomean\":";
   optional_json(s, rep.thresholds.top1_geomean);
   s += ",\"max_top1_worst\":";
   optional_json(s, rep.thresholds.top1_worst);
   s += ",\"max_top5_geomean\":";
   optional_json(s, rep.thresholds.top5_geomean);
-  fmt::format_to(o, "}},\"pass\":{}}}\n", !threshold_miss(r.calibrated, rep.thresholds).has_value());
+  fmt::format_to(o, "}},\"pass\":{}}}\n", !threshold_miss(r, rep.thresholds).has_value());
   return s;
 }
 

@@ -25,6 +25,9 @@ struct ValidateReport {
 
 // The first threshold the calibrated model misses, in words; nothing when it meets them all.
 std::optional<std::string> threshold_miss(const ScoreSummary& s, const Thresholds& t);
+// The same over a report: every shape together, then each class (when there
+// are several), the class named in the sentence.
+std::optional<std::string> threshold_miss(const ValidationReport& r, const Thresholds& t);
 
 std::string validate_text(const ValidateReport& r);
 std::string validate_json(const ValidateReport& r);
