@@ -89,8 +89,59 @@ TEST(ParseShape, GoodAndBad) {
   EXPECT_EQ(p->n, 4112);
   EXPECT_EQ(p->k, 2064);
   EXPECT_EQ(shape_name(*p), "1040x4112x2064");
-  for (const char* bad : {"", "1x2", "1x2x", "ax2x3", "1x2x3x4", "0x1x1", "1 x2x3", "-1x2x3"})
+  for (const char* bad : {"", "1x2", "1x2x", "ax2x3", "1x2x3x4", "0x1x1", "1 x2x3", "-1x2x3", "1x2x3:", "1x2x3:float16",
+                          "1x2x3:float16:r", "1x2x3:float16:rrr", "1x2x3:float16:rx", "1x2x3:float32:rr",
+                          "1x2x3:fp16:rr", "1x2x3::rr"})
     EXPECT_FALSE(parse_shape(bad).has_value()) << bad;
+}
+
+TEST(ParseShape, CasesWithTypeAndLayouts_RoundTrip) {
+  const auto p = parse_shape("4096x1000x4096:float8_e4m3:rc");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->dtype, DType::float8_e4m3);
+  EXPECT_EQ(p->a_layout, Layout::row);
+  EXPECT_EQ(p->b_layout, Layout::col);
+  EXPECT_EQ(shape_name(*p), "4096x1000x4096:float8_e4m3:rc");
+  EXPECT_EQ(problem_class(*p), "float8_e4m3:rc:MnK");  // 1000 is not a multiple of 16
+  // float16 with both operands row-major keeps the short name, with or without the suffix.
+  const auto q = parse_shape("1000x4096x1500:float16:rr");
+  ASSERT_TRUE(q);
+  EXPECT_EQ(shape_name(*q), "1000x4096x1500");
+  EXPECT_EQ(problem_class(*q), "float16:rr:mNk");
+  EXPECT_EQ(problem_class(*parse_shape("16x32x48")), "float16:rr:MNK");
+}
+
+TEST(LoadDataset, ClassesKeepTheirOwnConfigurations) {
+  // One key measured in two classes with different registers; each timing
+  // line finds its own class's row, and the same shape in two types is two cases.
+  TempDataset t("classes");
+  t.write("configs.jsonl",
+          R"({"BM": 64, "BN": 64, "BK": 32, "stages": 2, "warps": 4, "key": "64x64x32_s2_w4", "class": "float16:rr:MNK", "n_regs": 64, "n_spills": 0, "shared": 16384, "occupancy": 8}
+{"BM": 64, "BN": 64, "BK": 32, "stages": 2, "warps": 4, "key": "64x64x32_s2_w4", "class": "bfloat16:rr:MNK", "n_regs": 90, "n_spills": 0, "shared": 16384, "occupancy": 7}
+)");
+  t.write("timings.jsonl",
+          R"({"M": 64, "N": 64, "K": 64, "key": "64x64x32_s2_w4", "ms": 0.01, "class": "float16:rr:MNK"}
+{"M": 64, "N": 64, "K": 64, "key": "64x64x32_s2_w4", "ms": 0.02, "dtype": "bfloat16", "class": "bfloat16:rr:MNK"}
+)");
+  t.write("split.json", R"({"calibration": ["64x64x64"], "held_out": ["64x64x64:bfloat16:rr"]})");
+  Result<Dataset> loaded = load_dataset(t.path());
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  ASSERT_EQ(loaded->shapes.size(), 2u);
+  ASSERT_EQ(loaded->configs.size(), 2u);
+  const MeasuredShape& bf = loaded->shapes[1];
+  EXPECT_EQ(bf.problem.dtype, DType::bfloat16);
+  ASSERT_EQ(bf.times_ms.size(), 1u);
+  EXPECT_EQ(loaded->configs[bf.times_ms[0].first].klass, "bfloat16:rr:MNK");
+  EXPECT_EQ(loaded->configs[bf.times_ms[0].first].regs_per_thread, 90);
+  EXPECT_EQ(split_of({*loaded}, loaded->shapes[0].problem), Split::calibration);
+  EXPECT_EQ(split_of({*loaded}, bf.problem), Split::held_out);
+  // A class the configurations do not hold is named.
+  t.write("timings.jsonl", R"({"M": 64, "N": 64, "K": 64, "key": "64x64x32_s2_w4", "ms": 0.01, "class": "tfloat32:rr:MNK"})");
+  const Result<Dataset> bad = load_dataset(t.path());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("configuration '64x64x32_s2_w4' of class 'tfloat32:rr:MNK' is not in configs.jsonl"),
+            std::string::npos)
+      << bad.error().message;
 }
 
 TEST(LoadDataset, ReadsConfigsTimingsAndSplit) {
@@ -161,17 +212,26 @@ TEST(LoadDataset, ErrorsNameFileAndLine) {
       {"timings.jsonl", "{\"M\": 1, \"N\": 1, \"K\": 1, \"key\": \"64x64x32_s2_w4\", \"ms\": 1e-300}\n",
        "timings.jsonl:1: field 'ms' must be a number between"},
       {"timings.jsonl", std::string(kTimings) + "{\"M\": 4096, \"N\": 4096, \"K\": 4096, \"key\": \"64x64x32_s2_w4\", \"ms\": 9}\n",
-       "timings.jsonl:6: shape 4096x4096x4096 configuration '64x64x32_s2_w4' repeats line 2"},
+       "timings.jsonl:6: case 4096x4096x4096 configuration '64x64x32_s2_w4' repeats line 2"},
       {"timings.jsonl", "{\"M\": 1, \"N\": 1, \"K\": 1.5, \"key\": \"64x64x32_s2_w4\", \"ms\": 1}\n",
        "timings.jsonl:1: field 'K' must be an integer"},
       {"timings.jsonl", "{\"M\": 0, \"N\": 1, \"K\": 1, \"key\": \"64x64x32_s2_w4\", \"ms\": 1}\n",
        "timings.jsonl:1: M is 0"},
       {"timings.jsonl", "{\"M\": 1, \"N\": 1, \"K\": 1, \"key\": \"cublas\", \"ms\": 1}\n", "has only a cuBLAS time"},
-      {"split.json", "{\"calibration\": [\"4096x4096\"]}", "split.json: 'calibration' item 1 is not a shape"},
+      {"split.json", "{\"calibration\": [\"4096x4096\"]}", "split.json: 'calibration' item 1 is not a case"},
       // Nested 100,000 deep: named by position, never dumped (a recursive dump overflowed the stack).
       {"split.json", "{\"held_out\": [\"1x1x1\", " + std::string(100000, '[') + std::string(100000, ']') + "]}",
-       "split.json: 'held_out' item 2 is not a shape"},
+       "split.json: 'held_out' item 2 is not a case"},
       {"split.json", "[]", "split.json: not a JSON object"},
+      {"split.json", "{\"held_out\": [\"1x1x1:float7:rr\"]}", "split.json: 'held_out' item 1 is not a case"},
+      {"timings.jsonl", "{\"M\": 1, \"N\": 1, \"K\": 1, \"key\": \"64x64x32_s2_w4\", \"ms\": 1, \"dtype\": \"float7\"}\n",
+       "timings.jsonl:1: field 'dtype' must be one of float16, bfloat16"},
+      {"timings.jsonl", "{\"M\": 1, \"N\": 1, \"K\": 1, \"key\": \"64x64x32_s2_w4\", \"ms\": 1, \"dtype\": \"float32\"}\n",
+       "timings.jsonl:1: field 'dtype' must be one of"},
+      {"timings.jsonl", "{\"M\": 1, \"N\": 1, \"K\": 1, \"key\": \"64x64x32_s2_w4\", \"ms\": 1, \"b_layout\": \"diag\"}\n",
+       "timings.jsonl:1: field 'b_layout' must be row or col"},
+      {"timings.jsonl", "{\"M\": 1, \"N\": 1, \"K\": 1, \"key\": \"64x64x32_s2_w4\", \"ms\": 1, \"class\": 7}\n",
+       "timings.jsonl:1: field 'class' must be a string"},
   };
   for (const BadFile& c : cases) {
     TempDataset t("bad");
