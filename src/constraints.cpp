@@ -230,6 +230,13 @@ void check_resources(const TileConfig& cfg, const Device& dev, const GemmProblem
   // C1: stages * (block_M*block_K + block_K*block_N) * elem_bytes.
   v.smem_per_stage_bytes = (cfg.block_m * cfg.block_k + cfg.block_k * cfg.block_n) * p.elem_bytes();
   v.smem_bytes = v.smem_per_stage_bytes * cfg.stages;
+  if (rule == OccupancyRule::hardware) {
+    // What the compiler allocates: an operand that goes through registers
+    // has one buffer, not one per stage (measured: data/h200-triton-v5b).
+    const ProblemAccess acc = problem_access(p);
+    const int64_t a = cfg.block_m * cfg.block_k * p.elem_bytes(), b = cfg.block_k * cfg.block_n * p.elem_bytes();
+    v.smem_bytes = (acc.a.through_registers ? a : a * cfg.stages) + (acc.b.through_registers ? b : b * cfg.stages);
+  }
   if (v.smem_bytes > dev.smem_per_block_max_bytes)
     v.failures.push({FindingKind::smem_per_block, v.smem_bytes, dev.smem_per_block_max_bytes});
   if (depth == Depth::until_failure && !v.failures.empty()) return;

@@ -169,6 +169,30 @@ void read_constants(Reader& rd, const json& section, std::string_view section_na
   }
 }
 
+// Some of one section's constants, directly under it: {"name": {"value": x, "fitted_on": "..."}}.
+template <std::size_t N>
+void read_optional_constants(Reader& rd, const json& section, const std::string& path,
+                             const std::array<ConstantInfo, N>& info, std::array<std::optional<double>, N>& values,
+                             std::array<std::string, N>& sources) {
+  for (const auto& [key, value] : section.items()) {
+    (void)value;
+    bool known = false;
+    for (const ConstantInfo& c : info) known = known || c.name == key;
+    if (!known) {
+      rd.fail(fmt::format("{}.{}", path, key.size() > 64 ? key.substr(0, 64) + "..." : key),
+              "is not a constant of this section");
+      return;
+    }
+  }
+  for (std::size_t i = 0; i < N; ++i) {
+    const std::string cpath = fmt::format("{}.{}", path, info[i].name);
+    const json* c = rd.object(section, info[i].name, cpath, false);
+    if (!c) continue;
+    values[i] = rd.number(*c, "value", cpath + ".value");
+    sources[i] = rd.string(*c, "fitted_on", cpath + ".fitted_on", false);
+  }
+}
+
 bool valid_name(std::string_view s) {
   if (s.empty() || s.size() > 64) return false;
   for (char c : s)
@@ -233,7 +257,47 @@ Status check_family(const KernelFamily& f) {
   if (Status s = check_register_profile(f.regs); !s.ok()) return s;
   if (Status s = check_time_constants(f.time); !s.ok()) return s;
   if (Result<std::size_t> n = space_size(f.space); !n.ok()) return n.error();
+  for (std::size_t i = 0; i < f.by_input_type.size(); ++i) {
+    const DType t = f.by_input_type[i].dtype;
+    if (static_cast<unsigned>(t) > static_cast<unsigned>(DType::float32) || !is_input_type(t))
+      return Error{ErrorKind::invalid_argument, "by_input_type",
+                   fmt::format("by_input_type entry {} is not an input type: one of {}", i + 1, input_type_names())};
+    for (std::size_t j = 0; j < i; ++j)
+      if (f.by_input_type[j].dtype == t)
+        return Error{ErrorKind::invalid_argument, "by_input_type",
+                     fmt::format("by_input_type holds {} twice", to_string(t))};
+    if (Status s = check_register_profile(registers_for(f, t)); !s.ok())
+      return Error{s.error().kind, s.error().param, fmt::format("{} (for {})", s.error().message, to_string(t))};
+    if (Status s = check_time_constants(time_for(f, t)); !s.ok())
+      return Error{s.error().kind, s.error().param, fmt::format("{} (for {})", s.error().message, to_string(t))};
+  }
   return {};
+}
+
+namespace {
+const TypeConstants* overrides_for(const KernelFamily& f, DType t) {
+  for (const TypeConstants& c : f.by_input_type)
+    if (c.dtype == t) return &c;
+  return nullptr;
+}
+}  // namespace
+
+RegisterProfile registers_for(const KernelFamily& f, DType t) {
+  const TypeConstants* o = overrides_for(f, t);
+  if (!o) return f.regs;
+  std::array<double, kRegisterConstantCount> v = to_array(f.regs);
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (o->regs[i]) v[i] = *o->regs[i];
+  return register_profile_from(v, f.regs.accumulators_only);
+}
+
+TimeConstants time_for(const KernelFamily& f, DType t) {
+  const TypeConstants* o = overrides_for(f, t);
+  if (!o) return f.time;
+  std::array<double, kTimeConstantCount> v = to_array(f.time);
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (o->time[i]) v[i] = *o->time[i];
+  return time_constants_from(v);
 }
 
 Result<KernelFamily> parse_family(std::string_view text, std::string_view origin) {
@@ -282,6 +346,36 @@ Result<KernelFamily> parse_family(std::string_view text, std::string_view origin
     std::array<double, kTimeConstantCount> values{};
     read_constants(rd, *time, "time", kTimeInfo, values, f.time_sources);
     f.time = time_constants_from(values);
+  }
+  if (const json* typed = rd.object(j, "by_input_type", "by_input_type", false)) {
+    for (const auto& [name, entry] : typed->items()) {
+      const std::string shown = name.size() > 64 ? name.substr(0, 64) + "..." : name;
+      const std::string path = fmt::format("by_input_type.{}", shown);
+      const std::optional<DType> t = parse_dtype(name);
+      if (!t || !is_input_type(*t)) {
+        rd.fail(path, fmt::format("is not an input type: one of {}", input_type_names()));
+        break;
+      }
+      if (!entry.is_object()) {
+        rd.fail(path, fmt::format("must be an object, not {}", kind_of(entry)));
+        break;
+      }
+      TypeConstants c;
+      c.dtype = *t;
+      c.fitted_on = rd.string(entry, "fitted_on", path + ".fitted_on");
+      for (const auto& [key, value] : entry.items()) {
+        (void)value;
+        if (key != "fitted_on" && key != "registers" && key != "time")
+          rd.fail(fmt::format("{}.{}", path, key.size() > 64 ? key.substr(0, 64) + "..." : key),
+                  "is not one of fitted_on, registers, time");
+      }
+      if (const json* regs = rd.object(entry, "registers", path + ".registers", false))
+        read_optional_constants(rd, *regs, path + ".registers", register_constant_info(), c.regs, c.regs_sources);
+      if (const json* time = rd.object(entry, "time", path + ".time", false))
+        read_optional_constants(rd, *time, path + ".time", kTimeInfo, c.time, c.time_sources);
+      if (rd.failed()) break;
+      f.by_input_type.push_back(std::move(c));
+    }
   }
   if (rd.failed()) return rd.error();
   if (Status s = check_family(f); !s.ok())
@@ -339,6 +433,28 @@ std::string family_json(const KernelFamily& f) {
   time["fitted_on"] = f.time_fitted_on;
   time["constants"] = constants(kTimeInfo, to_array(f.time), f.time_sources);
   j["time"] = time;
+  if (!f.by_input_type.empty()) {
+    json typed = json::object();
+    const auto some = [](const auto& info, const auto& values, const auto& sources) {
+      json c = json::object();
+      for (std::size_t i = 0; i < info.size(); ++i) {
+        if (!values[i]) continue;
+        json one;
+        one["value"] = *values[i];
+        if (!sources[i].empty()) one["fitted_on"] = sources[i];
+        c[std::string(info[i].name)] = one;
+      }
+      return c;
+    };
+    for (const TypeConstants& c : f.by_input_type) {
+      json e;
+      e["fitted_on"] = c.fitted_on;
+      if (json r = some(register_constant_info(), c.regs, c.regs_sources); !r.empty()) e["registers"] = r;
+      if (json t = some(kTimeInfo, c.time, c.time_sources); !t.empty()) e["time"] = t;
+      typed[std::string(to_string(c.dtype))] = e;
+    }
+    j["by_input_type"] = typed;
+  }
   return j.dump(2) + "\n";
 }
 

@@ -84,6 +84,8 @@ ProblemAccess problem_access(const GemmProblem& p) {
   r.a = access_of(p.lda, p.a_layout == Layout::row ? p.k : p.m, e);
   r.b = access_of(p.ldb, p.b_layout == Layout::row ? p.n : p.k, e);
   r.c = access_of(p.ldc, p.n, p.out_bytes());
+  r.a.through_registers = !r.a.async_copy;
+  r.b.through_registers = !r.b.async_copy || (is_fp8(p.dtype) && p.b_layout == Layout::row);
   r.aligned = r.a.vector_bytes == kMaxVectorBytes && r.b.vector_bytes == kMaxVectorBytes &&
               r.c.vector_bytes == kMaxVectorBytes;
   return r;

@@ -36,6 +36,7 @@ std::string_view to_string(TimeBound b) {
     case TimeBound::l2: return "l2";
     case TimeBound::latency: return "latency";
     case TimeBound::dram: return "dram";
+    case TimeBound::narrow: return "narrow";
   }
   return "?";
 }
@@ -52,8 +53,9 @@ Result<Prediction> predict(const Device& dev, const GemmProblem& p, const TileCo
     return Error{ErrorKind::invalid_argument, "dtype",
                  fmt::format("dtype {} has no tensor-core instruction on device '{}' (compute capability {})",
                              to_string(p.dtype), dev.name, dev.compute_capability)};
-  const TileCosts t = detail::tile_costs(dev, cfg, p, blocks_per_sm, spills, family.time);
-  return detail::predict(dev, p, t, family.time, family.group_m);
+  const TimeConstants time = time_for(family, p.dtype);
+  const TileCosts t = detail::tile_costs(dev, cfg, p, blocks_per_sm, spills, time);
+  return detail::predict(dev, p, t, time, family.group_m);
 }
 
 Result<double> grouped_dram_bytes(const Device& dev, const GemmProblem& p, int64_t block_m, int64_t group_m) {
@@ -86,8 +88,28 @@ TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem
   const double peak_tflops = cfg.instr == Instr::simt ? dev.simt_fp32_tflops : tensor_tflops(dev, p.dtype);
   const double sm_flops_per_us = peak_tflops * 1e6 / static_cast<double>(dev.sm_count);
   const double flops = 2.0 * static_cast<double>(cfg.block_m * cfg.block_n * cfg.block_k);
-  t.mma_us = flops / (sm_flops_per_us * efficiency) + k.iteration_cycles / dev.boost_clock_mhz;
+  // B K-major in shared memory (stored col, or any fp8 or tf32 B: wgmma reads
+  // B K-major only) slows a warpgroup whose share of the tile is wider than
+  // 128 columns (measured: data/h200-triton-v5a and -v5b, rc against rr).
+  const bool b_kmajor = p.b_layout == Layout::col || is_fp8(p.dtype) || p.dtype == DType::tfloat32;
+  const double wide = b_kmajor && cfg.instr == Instr::wgmma ? std::max(0.0, u.cols - 128.0) / 128.0 : 0.0;
+  t.mma_us = flops / (sm_flops_per_us * efficiency) * (1.0 + k.kmajor_wide_n * wide) +
+             k.iteration_cycles / dev.boost_clock_mhz;
   t.stage_bytes = static_cast<double>((cfg.block_m + cfg.block_n) * cfg.block_k * p.elem_bytes());
+  // Operands that go through registers: their narrow loads (one warp-wide
+  // instruction per 32 vectors) cost issue cycles every iteration.
+  const ProblemAccess acc = problem_access(p);
+  const auto warp_accesses = [](int64_t elems, int64_t elem_bytes, int64_t vector_bytes) {
+    return static_cast<double>(elems * elem_bytes) / static_cast<double>(vector_bytes) / 32.0;
+  };
+  double loads = 0;
+  if (acc.a.through_registers) loads += warp_accesses(cfg.block_m * cfg.block_k, p.elem_bytes(), acc.a.vector_bytes);
+  if (acc.b.through_registers) loads += warp_accesses(cfg.block_k * cfg.block_n, p.elem_bytes(), acc.b.vector_bytes);
+  t.through_registers = acc.a.through_registers || acc.b.through_registers;
+  t.narrow_us = loads * k.narrow_access_cycles / dev.boost_clock_mhz;
+  if (acc.c.vector_bytes < kMaxVectorBytes)
+    t.narrow_store_us = warp_accesses(cfg.block_m * cfg.block_n, p.out_bytes(), acc.c.vector_bytes) *
+                        k.narrow_access_cycles / dev.boost_clock_mhz;
   t.c_tile_bytes = static_cast<double>(cfg.block_m * cfg.block_n * p.out_bytes());
   return t;
 }
@@ -136,15 +158,19 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
 
   // One main-loop iteration of j programs sharing an SM: the MMAs and loads of
   // all j, or one program's pipeline round trip spread over the stages in flight.
-  const double in_flight = static_cast<double>(std::max<int64_t>(std::min<int64_t>(t.stages - 1, ceil_div(p.k, t.block_k)), 1));
+  const int64_t stages_ahead = t.through_registers ? 1 : t.stages - 1;
+  const double in_flight = static_cast<double>(std::max<int64_t>(std::min<int64_t>(stages_ahead, ceil_div(p.k, t.block_k)), 1));
   const double chain_us = (load_us + latency_us) / in_flight;
-  const double busy_us = std::max(t.mma_us, load_us);
-  const double epilogue_us = k.epilogue_factor * t.c_tile_bytes / sm_bytes_per_us;
+  // A program issues its narrow loads and its MMAs in turn; programs sharing
+  // the SM overlap one's loads with another's MMAs.
+  const double issue_us = t.mma_us + t.narrow_us;
+  const double busy_us = std::max({t.mma_us, t.narrow_us, load_us});
+  const double epilogue_us = k.epilogue_factor * t.c_tile_bytes / sm_bytes_per_us + t.narrow_store_us;
   // A round of j programs on one SM: each one's critical path (start, first
   // load, main loop, epilogue), or the SM's resources busy with all j.
   auto tile_us = [&](int64_t j) {
     const double jd = static_cast<double>(j);
-    const double period = std::max({jd * t.mma_us, jd * load_us, chain_us});
+    const double period = std::max({jd * t.mma_us, jd * t.narrow_us, issue_us, jd * load_us, chain_us});
     const double path = k.tile_overhead_us + latency_us + kt * period + epilogue_us;
     return std::max(path, jd * (kt * busy_us + epilogue_us));
   };
@@ -172,12 +198,12 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
     const double j = static_cast<double>(full_rounds ? b : rest);
     if (dram_us >= sm_us)
       out->bound = TimeBound::dram;
-    else if (chain_us >= j * t.mma_us && chain_us >= j * load_us)
+    else if (chain_us >= std::max(j * std::max(t.mma_us, t.narrow_us), issue_us) && chain_us >= j * load_us)
       out->bound = TimeBound::latency;
-    else if (load_us > t.mma_us)
+    else if (load_us > std::max(t.mma_us, t.narrow_us) && j * load_us >= issue_us)
       out->bound = TimeBound::l2;
     else
-      out->bound = TimeBound::mma;
+      out->bound = t.narrow_us > t.mma_us ? TimeBound::narrow : TimeBound::mma;
   }
   return time;
 }

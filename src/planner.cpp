@@ -32,25 +32,25 @@ Status check_model(Model m) {
   return {};
 }
 
-// What each model makes of a tile's resources.
-const RegisterProfile& registers_for(Model model, const KernelFamily& family) {
-  return model == Model::calibrated ? family.regs : kReferenceRegisters;
+// What each model makes of a tile's resources, for problems of input type `t`.
+RegisterProfile registers_for(Model model, const KernelFamily& family, DType t) {
+  return model == Model::calibrated ? tileplan::registers_for(family, t) : kReferenceRegisters;
 }
 OccupancyRule rule_for(Model model) {
   return model == Model::calibrated ? OccupancyRule::hardware : OccupancyRule::reference;
 }
 
-void check(const TileConfig& cfg, const Device& dev, const GemmProblem& p, Model model, const KernelFamily& family,
+void check(const TileConfig& cfg, const Device& dev, const GemmProblem& p, Model model, const RegisterProfile& regs,
            detail::Depth depth, Verdict& v) {
   v = Verdict{};
-  detail::check_resources(cfg, dev, p, registers_for(model, family), rule_for(model), depth, v);
+  detail::check_resources(cfg, dev, p, regs, rule_for(model), depth, v);
   if (model == Model::seed) v.spills = false;  // the reference has no notion of spilling
 }
 
 // The calibrated model's numbers for a verdict whose C1-C3 hold.
 void finish_calibrated(Verdict& v, const GemmProblem& p, const Device& dev, const TileCosts& costs,
-                       const KernelFamily& family) {
-  const Prediction pr = detail::predict(dev, p, costs, family.time, family.group_m);
+                       const TimeConstants& time, int64_t group_m) {
+  const Prediction pr = detail::predict(dev, p, costs, time, group_m);
   v.predicted = true;
   v.predicted_us = pr.time_us;
   v.time_bound = pr.bound;
@@ -109,7 +109,10 @@ Result<Planner> Planner::create(Device dev, Instr instr, SearchSpace space, Mode
 
 std::size_t Planner::slot_of(const GemmProblem& p) {
   const ProblemAccess acc = problem_access(p);
-  return static_cast<std::size_t>(p.dtype) * 4 + (acc.a.async_copy ? 0 : 2) + (acc.b.async_copy ? 0 : 1);
+  const std::size_t bits = (acc.a.async_copy ? 0u : 16u) | (acc.a.through_registers ? 8u : 0u) |
+                           (acc.b.async_copy ? 0u : 4u) | (acc.b.through_registers ? 2u : 0u) |
+                           (acc.c.vector_bytes < kMaxVectorBytes ? 1u : 0u);
+  return static_cast<std::size_t>(p.dtype) * 32 + bits;
 }
 
 const Planner::Table& Planner::table_for(const GemmProblem& p) const {
@@ -124,6 +127,8 @@ const Planner::Table& Planner::table_for(const GemmProblem& p) const {
 
 Planner::Table Planner::build_table(const GemmProblem& p) const {
   Table t;
+  t.time = time_for(family_, p.dtype);
+  const RegisterProfile regs = registers_for(model_, family_, p.dtype);
   const int64_t thread_multiple = instr_shape(instr_).threads;
   const SearchSpace& sp = space_;
   Verdict v;
@@ -138,10 +143,10 @@ Planner::Table Planner::build_table(const GemmProblem& p) const {
           for (int64_t th : sp.threads) {
             if (th % thread_multiple) continue;
             const TileConfig cfg{bm, bn, bk, st, th, instr_};
-            check(cfg, dev_, p, model_, family_, detail::Depth::until_failure, v);
+            check(cfg, dev_, p, model_, regs, detail::Depth::until_failure, v);
             if (!v.feasible()) continue;
             if (model_ == Model::calibrated)
-              t.costs.push_back(detail::tile_costs(dev_, cfg, p, v.blocks_per_sm, v.spills, family_.time));
+              t.costs.push_back(detail::tile_costs(dev_, cfg, p, v.blocks_per_sm, v.spills, t.time));
             t.feasible.push_back(v);
           }
   return t;
@@ -163,7 +168,7 @@ Result<std::size_t> Planner::plan_into(const GemmProblem& p, std::size_t topk, s
     const Verdict& v = feasible_[i];
     if (v.config.block_k > p.k) continue;
     const double measure = model_ == Model::calibrated
-                               ? detail::predict_us(dev_, p, costs_[i], family_.time, family_.group_m)
+                               ? detail::predict_us(dev_, p, costs_[i], table.time, family_.group_m)
                                : detail::reference_traffic(p, v.config);
     keys.push_back(rank_key(model_, measure, v, static_cast<uint32_t>(i)));
   }
@@ -176,7 +181,7 @@ Result<std::size_t> Planner::plan_into(const GemmProblem& p, std::size_t topk, s
     Verdict v = feasible_[i];
     detail::finish_parallelism(v, p, dev_);
     if (model_ == Model::calibrated)
-      finish_calibrated(v, p, dev_, costs_[i], family_);
+      finish_calibrated(v, p, dev_, costs_[i], table.time, family_.group_m);
     else
       v.dram_bytes = detail::reference_traffic(p, v.config);
     out.push_back(v);
@@ -204,12 +209,14 @@ namespace {
 Verdict diagnose_checked(const GemmProblem& p, const Device& dev, const TileConfig& cfg, Model model,
                          const KernelFamily& family) {
   Verdict v;
-  check(cfg, dev, p, model, family, detail::Depth::full, v);
+  check(cfg, dev, p, model, registers_for(model, family, p.dtype), detail::Depth::full, v);
   detail::finish_parallelism(v, p, dev);
   v.dram_bytes = detail::reference_traffic(p, cfg);
-  if (model == Model::calibrated && v.blocks_per_sm > 0) {
-    const TileCosts costs = detail::tile_costs(dev, cfg, p, v.blocks_per_sm, v.spills, family.time);
-    finish_calibrated(v, p, dev, costs, family);
+  if (model == Model::calibrated && v.blocks_per_sm > 0 &&
+      (cfg.instr == Instr::simt || tensor_tflops(dev, p.dtype) > 0)) {
+    const TimeConstants time = time_for(family, p.dtype);
+    const TileCosts costs = detail::tile_costs(dev, cfg, p, v.blocks_per_sm, v.spills, time);
+    finish_calibrated(v, p, dev, costs, time, family.group_m);
   }
   return v;
 }

@@ -72,11 +72,19 @@ RegisterEstimate estimate_registers(const RegisterProfile& prof, const Device& d
   const double threads = static_cast<double>(cfg.threads);
   const double a_vectors = static_cast<double>(cfg.block_m * cfg.block_k * p.elem_bytes()) / 16.0 / threads;
   const double b_vectors = static_cast<double>(cfg.block_k * cfg.block_n * p.elem_bytes()) / 16.0 / threads;
+  // Narrow loads (no cp.async) hold the next tile in registers, about one
+  // register per element per thread for each operand so loaded.
+  const ProblemAccess acc = problem_access(p);
+  const double narrow_elems =
+      (static_cast<double>(acc.a.async_copy ? 0 : cfg.block_m * cfg.block_k) +
+       static_cast<double>(acc.b.async_copy ? 0 : cfg.block_k * cfg.block_n)) / threads;
   const double demand = prof.base + prof.per_accumulator * static_cast<double>(r.accumulators) +
-                        prof.per_a_vector * a_vectors + prof.per_b_vector * b_vectors;
+                        prof.per_a_vector * a_vectors + prof.per_b_vector * b_vectors +
+                        prof.per_register_element * narrow_elems;
   r.demand = std::max<int64_t>(std::llround(demand), 1);
   r.regs_per_thread = std::min(r.demand, dev.regs_per_thread_max);
-  r.spills = static_cast<double>(r.accumulators) + prof.spill_reserve > static_cast<double>(dev.regs_per_thread_max);
+  r.spills = static_cast<double>(r.accumulators) + prof.per_register_element * narrow_elems + prof.spill_reserve >
+             static_cast<double>(dev.regs_per_thread_max);
   return r;
 }
 

@@ -102,6 +102,26 @@ Vec<N> nelder_mead(const std::function<double(const Vec<N>&)>& f, Vec<N> x0, dou
   return pts[b];
 }
 
+// ---- classes and input types ---------------------------------------------------------------
+
+// A packed problem of a configuration's class ("dtype:LL:FFF", see
+// problem_class): what the compiler was specialized on when it allocated the
+// configuration's registers and shared memory; float16 for a dataset of one class.
+GemmProblem class_problem(const std::string& klass) {
+  GemmProblem p{256, 256, 256};
+  if (klass.empty()) return p;
+  const std::size_t c1 = klass.find(':'), c2 = klass.rfind(':');
+  if (c1 == std::string::npos || c2 == c1 || klass.size() != c2 + 4 || c2 != c1 + 3) return p;
+  if (const std::optional<DType> t = parse_dtype(klass.substr(0, c1))) p.dtype = *t;
+  p.a_layout = klass[c1 + 1] == 'c' ? Layout::col : Layout::row;
+  p.b_layout = klass[c1 + 2] == 'c' ? Layout::col : Layout::row;
+  int64_t* dims[] = {&p.m, &p.n, &p.k};
+  for (int i = 0; i < 3; ++i) *dims[i] = (klass[c2 + 1 + static_cast<std::size_t>(i)] >= 'a') ? 264 : 256;
+  return p;
+}
+
+DType class_dtype(const std::string& klass) { return class_problem(klass).dtype; }
+
 // ---- registers ---------------------------------------------------------------------------
 
 struct RegisterFigures {
@@ -109,12 +129,12 @@ struct RegisterFigures {
   double mean_abs = 0;
 };
 
-RegisterFigures register_figures(const Device& dev, const RegisterProfile& prof, const Dataset& d) {
+RegisterFigures register_figures(const Device& dev, const RegisterProfile& prof, const Dataset& d, DType type) {
   RegisterFigures f;
   for (const MeasuredConfig& c : d.configs) {
-    if (!c.compiled) continue;
+    if (!c.compiled || class_dtype(c.klass) != type) continue;
     ++f.compiled;
-    const RegisterEstimate r = detail::estimate_registers(prof, dev, c.config, GemmProblem{});
+    const RegisterEstimate r = detail::estimate_registers(prof, dev, c.config, class_problem(c.klass));
     const Result<Occupancy> o = occupancy(dev, {c.config.threads, r.regs_per_thread, 0, c.smem_bytes, std::nullopt});
     if (!o.ok()) continue;  // a dataset row outside the occupancy rules' domain: not comparable
     f.blocks_equal += o->blocks_per_sm == c.blocks_per_sm;
@@ -126,60 +146,83 @@ RegisterFigures register_figures(const Device& dev, const RegisterProfile& prof,
   return f;
 }
 
-// Least squares for base + per_accumulator*acc + per_a*a + per_b*b on the
-// configurations that neither spill nor sit at the 255 ceiling.
-std::array<double, 4> least_squares(const Device& dev, const std::vector<Dataset>& sets) {
-  double ata[4][5] = {};
+// Least squares for base + per_accumulator*acc + per_a*a + per_b*b
+// (+ per_register_element*narrow when the data hold narrow loads) on the
+// configurations of one input type that neither spill nor sit at the 255 ceiling.
+constexpr int kLs = 5;
+std::array<double, kLs> least_squares(const Device& dev, const std::vector<Dataset>& sets, DType type, bool narrow) {
+  const int n = narrow ? 5 : 4;
+  double ata[kLs][kLs + 1] = {};
   for (const Dataset& d : sets)
     for (const MeasuredConfig& c : d.configs) {
       if (!c.compiled || c.spills > 0 || c.regs_per_thread >= dev.regs_per_thread_max) continue;
+      if (class_dtype(c.klass) != type) continue;
+      const GemmProblem p = class_problem(c.klass);
+      const ProblemAccess acc = problem_access(p);
       const TileConfig& t = c.config;
-      const double th = static_cast<double>(t.threads);
-      const double x[4] = {1.0, std::ceil(static_cast<double>(t.block_m * t.block_n) / th),
-                           static_cast<double>(t.block_m * t.block_k * 2) / 16.0 / th,
-                           static_cast<double>(t.block_k * t.block_n * 2) / 16.0 / th};
-      for (int i = 0; i < 4; ++i) {
-        for (int j = 0; j < 4; ++j) ata[i][j] += x[i] * x[j];
-        ata[i][4] += x[i] * static_cast<double>(c.regs_per_thread);
+      const double th = static_cast<double>(t.threads), e = static_cast<double>(p.elem_bytes());
+      const double x[kLs] = {1.0, std::ceil(static_cast<double>(t.block_m * t.block_n) / th),
+                             static_cast<double>(t.block_m * t.block_k) * e / 16.0 / th,
+                             static_cast<double>(t.block_k * t.block_n) * e / 16.0 / th,
+                             (static_cast<double>(acc.a.async_copy ? 0 : t.block_m * t.block_k) +
+                              static_cast<double>(acc.b.async_copy ? 0 : t.block_k * t.block_n)) / th};
+      for (int i = 0; i < n; ++i) {
+        for (int j = 0; j < n; ++j) ata[i][j] += x[i] * x[j];
+        ata[i][kLs] += x[i] * static_cast<double>(c.regs_per_thread);
       }
     }
-  for (int i = 0; i < 4; ++i) {  // Gauss-Jordan with partial pivoting
+  for (int i = 0; i < n; ++i) {  // Gauss-Jordan with partial pivoting
     int piv = i;
-    for (int r = i + 1; r < 4; ++r)
+    for (int r = i + 1; r < n; ++r)
       if (std::fabs(ata[r][i]) > std::fabs(ata[piv][i])) piv = r;
-    for (int c = 0; c < 5; ++c) std::swap(ata[i][c], ata[piv][c]);
-    for (int r = 0; r < 4; ++r) {
+    for (int c = 0; c <= kLs; ++c) std::swap(ata[i][c], ata[piv][c]);
+    for (int r = 0; r < n; ++r) {
       if (r == i) continue;
       const double f = ata[r][i] / ata[i][i];
-      for (int c = i; c < 5; ++c) ata[r][c] -= f * ata[i][c];
+      for (int c = i; c <= kLs; ++c) ata[r][c] -= f * ata[i][c];
     }
   }
-  return {ata[0][4] / ata[0][0], ata[1][4] / ata[1][1], ata[2][4] / ata[2][2], ata[3][4] / ata[3][3]};
+  std::array<double, kLs> out{};
+  for (int i = 0; i < n; ++i) out[i] = ata[i][kLs] / ata[i][i];
+  return out;
 }
 
-int fit_registers(const Device& dev, const std::vector<Dataset>& sets, KernelFamily& fam) {
-  const std::array<double, 4> ls = least_squares(dev, sets);
-  RegisterProfile prof = fam.regs;
+// Does any configuration of `type` in the data move an operand with narrow loads?
+bool has_narrow(const std::vector<Dataset>& sets, DType type) {
+  for (const Dataset& d : sets)
+    for (const MeasuredConfig& c : d.configs)
+      if (c.compiled && class_dtype(c.klass) == type && !problem_access(class_problem(c.klass)).aligned) return true;
+  return false;
+}
+
+int fit_registers(const Device& dev, const std::vector<Dataset>& sets, KernelFamily& fam, DType type) {
+  const bool narrow = has_narrow(sets, type);
+  const std::array<double, kLs> ls = least_squares(dev, sets, type, narrow);
+  const RegisterProfile start = registers_for(fam, type);
+  RegisterProfile prof = start;
   prof.accumulators_only = false;
   prof.base = ls[0], prof.per_accumulator = ls[1], prof.per_a_vector = ls[2], prof.per_b_vector = ls[3];
+  if (narrow) prof.per_register_element = ls[4];
   auto score = [&](const RegisterProfile& p) {
     double s = 0;
     for (const Dataset& d : sets) {
-      const RegisterFigures f = register_figures(dev, p, d);
+      const RegisterFigures f = register_figures(dev, p, d, type);
       s += static_cast<double>(f.blocks_equal) + 0.5 * static_cast<double>(f.within_16) - 0.01 * f.mean_abs;
     }
     return s;
   };
-  fmt::print("least squares: base {:.3f}, per_accumulator {:.3f}, per_a_vector {:.3f}, per_b_vector {:.3f}\n",
-             ls[0], ls[1], ls[2], ls[3]);
+  fmt::print("input type {}: least squares: base {:.3f}, per_accumulator {:.3f}, per_a_vector {:.3f}, "
+             "per_b_vector {:.3f}, per_register_element {}\n",
+             to_string(type), ls[0], ls[1], ls[2], ls[3], narrow ? fmt::format("{:.3f}", ls[4]) : "(no narrow loads)");
   // Coordinate search for the most blocks/SM equal to the driver's.
   double best = score(prof);
-  const double steps[4] = {0.5, 0.01, 0.05, 0.05};
+  const double steps[5] = {0.5, 0.01, 0.05, 0.05, 0.05};
+  const int fields_n = narrow ? 5 : 4;
   for (int round = 0; round < 8; ++round) {
-    for (int i = 0; i < 4; ++i) {
+    for (int i = 0; i < fields_n; ++i) {
       for (int d = -20; d <= 20; ++d) {
         RegisterProfile q = prof;
-        double* fields[4] = {&q.base, &q.per_accumulator, &q.per_a_vector, &q.per_b_vector};
+        double* fields[5] = {&q.base, &q.per_accumulator, &q.per_a_vector, &q.per_b_vector, &q.per_register_element};
         *fields[i] += d * steps[i];
         const double s = score(q);
         if (s > best + 1e-12) best = s, prof = q;
@@ -187,12 +230,14 @@ int fit_registers(const Device& dev, const std::vector<Dataset>& sets, KernelFam
     }
   }
   fmt::print("fitted: base {:.3f}, per_accumulator {:.3f}, per_a_vector {:.3f}, per_b_vector {:.3f}, "
-             "spill_reserve {:.0f}\n",
-             prof.base, prof.per_accumulator, prof.per_a_vector, prof.per_b_vector, prof.spill_reserve);
-  for (const RegisterProfile* p : {static_cast<const RegisterProfile*>(&fam.regs), static_cast<const RegisterProfile*>(&prof)}) {
+             "spill_reserve {:.0f}, per_register_element {:.3f}\n",
+             prof.base, prof.per_accumulator, prof.per_a_vector, prof.per_b_vector, prof.spill_reserve,
+             prof.per_register_element);
+  for (const RegisterProfile* p : {&start, static_cast<const RegisterProfile*>(&prof)}) {
     fmt::print("{}:\n", p == &prof ? "fitted profile" : fmt::format("profile of {} ({})", fam.name, fam.file));
     for (const Dataset& d : sets) {
-      const RegisterFigures f = register_figures(dev, *p, d);
+      const RegisterFigures f = register_figures(dev, *p, d, type);
+      if (f.compiled == 0) continue;
       const double n = static_cast<double>(f.compiled);
       fmt::print("  {}: blocks/SM equal {}/{} ({:.1f}%), regs within 16: {}/{} ({:.1f}%), spill flag equal {}/{}, "
                  "mean |error| {:.1f}\n",
@@ -200,12 +245,28 @@ int fit_registers(const Device& dev, const std::vector<Dataset>& sets, KernelFam
                  f.compiled, 100.0 * static_cast<double>(f.within_16) / n, f.spill_equal, f.compiled, f.mean_abs);
     }
   }
-  fam.regs = prof;
-  for (std::string& src : fam.regs_sources) src = "least squares, then a coordinate search for blocks/SM (registers.fitted_on)";
-  fam.regs_sources[3 + 1] = fam.regs.spill_reserve == 16
-                                ? "not fitted: any value from 1 to 127 separates the data (spilling kernels have 256 "
-                                  "or more accumulators per thread, the others at most 128); 16 is about base"
-                                : "not fitted: kept from the starting family";
+  constexpr const char* kHow = "least squares, then a coordinate search for blocks/SM (registers.fitted_on)";
+  constexpr std::size_t kSpill = 4, kNarrow = 5;
+  if (type == DType::float16) {
+    fam.regs = prof;
+    for (std::size_t i = 0; i < kRegisterConstantCount; ++i)
+      if (i != kSpill && (i != kNarrow || narrow)) fam.regs_sources[i] = kHow;
+    fam.regs_sources[kSpill] = fam.regs.spill_reserve == 16
+                                   ? "not fitted: any value from 1 to 127 separates the data (spilling kernels have 256 "
+                                     "or more accumulators per thread, the others at most 128); 16 is about base"
+                                   : "not fitted: kept from the starting family";
+    return 0;
+  }
+  // Another type: the constants it fitted become its overrides.
+  auto it = std::find_if(fam.by_input_type.begin(), fam.by_input_type.end(),
+                         [&](const TypeConstants& c) { return c.dtype == type; });
+  if (it == fam.by_input_type.end()) it = fam.by_input_type.insert(fam.by_input_type.end(), TypeConstants{type, {}, {}, {}, {}, {}});
+  const std::array<double, kRegisterConstantCount> v = to_array(prof);
+  for (std::size_t i = 0; i < kRegisterConstantCount; ++i) {
+    if (i == kSpill || (i == kNarrow && !narrow)) continue;
+    it->regs[i] = v[i];
+    it->regs_sources[i] = kHow;
+  }
   return 0;
 }
 
@@ -226,7 +287,8 @@ struct FitShape {
 };
 
 std::vector<FitShape> calibration_shapes(const Device& dev, const std::vector<Dataset>& sets,
-                                         const KernelFamily& family) {
+                                         const KernelFamily& family, DType type) {
+  const RegisterProfile regs = registers_for(family, type);
   std::vector<FitShape> out;
   for (const Dataset& d : sets) {
     // A dataset without split.json (data/h200-triton) is calibration data
@@ -235,10 +297,15 @@ std::vector<FitShape> calibration_shapes(const Device& dev, const std::vector<Da
     if (!d.has_split)
       for (const MeasuredShape& m : d.shapes)
         if (split_of(sets, m.problem) != Split::held_out) calibration.push_back(m.problem);
+    // fp8 with B N-contiguous is outside the model (a C3 warning: the kernel
+    // transposes B on chip, 2.7x slower than B K-major in data/h200-triton-v5a): not fitted.
+    std::erase_if(calibration, [&](const GemmProblem& p) {
+      return p.dtype != type || (is_fp8(p.dtype) && p.b_layout == Layout::row);
+    });
     for (std::size_t ci = 0; ci < calibration.size(); ++ci) {
       const GemmProblem& want = calibration[ci];
       for (const MeasuredShape& m : d.shapes) {
-        if (m.problem.m != want.m || m.problem.n != want.n || m.problem.k != want.k) continue;
+        if (shape_name(m.problem) != shape_name(want)) continue;
         FitShape s;
         s.problem = m.problem;
         s.name = shape_name(m.problem) + (d.has_split ? "" : "*");  // * : from a dataset without a split
@@ -247,7 +314,7 @@ std::vector<FitShape> calibration_shapes(const Device& dev, const std::vector<Da
         for (const auto& [index, ms] : m.times_ms) {
           const TileConfig& cfg = d.configs[index].config;
           TileCheck v;
-          detail::check_resources(cfg, dev, m.problem, family.regs, OccupancyRule::hardware, detail::Depth::full, v);
+          detail::check_resources(cfg, dev, m.problem, regs, OccupancyRule::hardware, detail::Depth::full, v);
           if (v.blocks_per_sm < 1) continue;
           s.samples.push_back({cfg, v.blocks_per_sm, v.spills, ms});
           s.best_ms = std::min(s.best_ms, ms);
@@ -308,7 +375,7 @@ ShapeFigures shape_figures(const Device& dev, const FitShape& s, const TimeConst
   return f;
 }
 
-constexpr std::size_t kFree = kTimeConstantCount - 1;  // spill_factor is set apart, not searched
+constexpr std::size_t kFree = kTimeConstantCount;  // spill_factor is --fix'ed by main, set apart after the search
 
 double objective(const Device& dev, const std::vector<FitShape>& shapes, const TimeConstants& k, int64_t group_m) {
   double msle = 0, regret = 0;
@@ -324,14 +391,14 @@ double objective(const Device& dev, const std::vector<FitShape>& shapes, const T
 }
 
 void print_shapes(const Device& dev, const std::vector<FitShape>& shapes, const TimeConstants& k, int64_t group_m) {
-  fmt::print("{:<18} {:<5} {:>9} {:>20} {:>9} {:>7} {:>7} {:>7}\n", "shape", "role", "best ms", "top-1 pick",
+  fmt::print("{:<30} {:<5} {:>9} {:>20} {:>9} {:>7} {:>7} {:>7}\n", "shape", "role", "best ms", "top-1 pick",
              "pred ms", "top-1", "top-5", "msle");
   std::vector<double> fit1, fit5, chk1, chk5;
   for (const FitShape& s : shapes) {
     const ShapeFigures f = shape_figures(dev, s, k, group_m);
     const Sample& pick = s.samples[f.top1_index];
     const double pred = predict_sample(dev, s, pick, k, group_m) * 1e-3;
-    fmt::print("{:<18} {:<5} {:>9.4f} {:>20} {:>9.4f} {:>7.3f} {:>7.3f} {:>7.4f}\n", s.name, s.check ? "check" : "fit",
+    fmt::print("{:<30} {:<5} {:>9.4f} {:>20} {:>9.4f} {:>7.3f} {:>7.3f} {:>7.4f}\n", s.name, s.check ? "check" : "fit",
                s.best_ms,
                fmt::format("{}x{}x{}_s{}_w{}", pick.config.block_m, pick.config.block_n, pick.config.block_k,
                            pick.config.stages, pick.config.threads / 32),
@@ -355,13 +422,13 @@ void print_constants(const TimeConstants& k) {
 
 int fit_time(const Device& dev, const std::vector<Dataset>& sets, int restarts, int iterations,
              const std::vector<std::string>& fixed, const std::vector<std::pair<std::string, double>>& overrides,
-             KernelFamily& fam) {
-  const std::vector<FitShape> shapes = calibration_shapes(dev, sets, fam);
+             KernelFamily& fam, DType type) {
+  const std::vector<FitShape> shapes = calibration_shapes(dev, sets, fam, type);
   if (shapes.empty()) {
     fmt::print(stderr, "tileplan_fit: no calibration shapes (split.json) in the datasets\n");
     return 2;
   }
-  auto start_values = to_array(fam.time);
+  auto start_values = to_array(time_for(fam, type));
   for (const auto& [name, value] : overrides)
     for (std::size_t i = 0; i < kTimeConstantCount; ++i)
       if (time_constant_info()[i].name == name) start_values[i] = value;
@@ -411,11 +478,28 @@ int fit_time(const Device& dev, const std::vector<Dataset>& sets, int restarts, 
   fmt::print("\nfitted constants (objective {:.5f}):\n", value);
   print_constants(k);
   print_shapes(dev, shapes, k, fam.group_m);
-  fam.time = k;
-  for (std::size_t i = 0; i < kTimeConstantCount; ++i)
-    fam.time_sources[i] = is_fixed(i) ? "held at its starting value (--fix)" : "Nelder-Mead (time.fitted_on)";
-  fam.time_sources[kTimeConstantCount - 1] =
-      "median of measured over predicted time of the spilling configurations of the calibration shapes";
+  const std::size_t spill = static_cast<std::size_t>(
+      std::find_if(info.begin(), info.end(), [](const ConstantInfo& c) { return c.name == "spill_factor"; }) -
+      info.begin());
+  if (type == DType::float16) {
+    fam.time = k;
+    for (std::size_t i = 0; i < kTimeConstantCount; ++i)
+      fam.time_sources[i] = is_fixed(i) ? "held at its starting value (--fix)" : "Nelder-Mead (time.fitted_on)";
+    fam.time_sources[spill] =
+        "median of measured over predicted time of the spilling configurations of the calibration shapes";
+    return 0;
+  }
+  // Another type: the constants it fitted (not those held fixed) become its overrides.
+  auto it = std::find_if(fam.by_input_type.begin(), fam.by_input_type.end(),
+                         [&](const TypeConstants& c) { return c.dtype == type; });
+  if (it == fam.by_input_type.end()) it = fam.by_input_type.insert(fam.by_input_type.end(), TypeConstants{type, {}, {}, {}, {}, {}});
+  const auto v = to_array(k);
+  for (std::size_t i = 0; i < kTimeConstantCount; ++i) {
+    if (is_fixed(i)) continue;
+    it->time[i] = v[i];
+    it->time_sources[i] = i == spill ? "median of measured over predicted time of the spilling configurations"
+                                     : "Nelder-Mead on this type's calibration shapes";
+  }
   return 0;
 }
 
@@ -454,8 +538,8 @@ int show_shape(const Device& dev, const std::vector<Dataset>& sets, const std::s
 int usage(const std::string& why) {
   fmt::print(stderr,
              "tileplan_fit: {}\n"
-             "usage: tileplan_fit --registers [COMMON]... DATASET...\n"
-             "       tileplan_fit --time [--restarts N] [--iterations N] [--fix NAME]... [--set NAME=VALUE]... "
+             "usage: tileplan_fit --registers [--input-type T] [COMMON]... DATASET...\n"
+             "       tileplan_fit --time [--input-type T] [--restarts N] [--iterations N] [--fix NAME]... [--set NAME=VALUE]... "
              "[COMMON]... DATASET...\n"
              "       tileplan_fit --show MxNxK [--rows N] [COMMON]... DATASET...\n"
              "COMMON: --family NAME | --family-file PATH, --device NAME, --name NAME, --output FILE\n",
@@ -489,7 +573,7 @@ std::string quoted_list(const std::vector<std::string>& items) {
 
 int main(int argc, char** argv) {
   using namespace tileplan;
-  std::string mode, show, family_name = "triton", family_file, device_name, new_name, output;
+  std::string mode, show, family_name = "triton", family_file, device_name, new_name, output, type_name = "float16";
   std::size_t rows = 30;
   int restarts = 4, iterations = 3000;
   std::vector<std::string> fixed, dirs;
@@ -532,6 +616,8 @@ int main(int argc, char** argv) {
       new_name = argv[++i];
     } else if (a == "--output" && has_value) {
       output = argv[++i];
+    } else if (a == "--input-type" && has_value) {
+      type_name = argv[++i];
     } else if (!a.empty() && a[0] == '-') {
       return usage("unknown option or missing value: " + a.substr(0, 64));
     } else {
@@ -539,6 +625,11 @@ int main(int argc, char** argv) {
     }
   }
   if (mode.empty() || dirs.empty()) return usage("give a mode and at least one dataset");
+  const std::optional<DType> type = parse_dtype(type_name);
+  if (!type || !is_input_type(*type))
+    return usage("--input-type " + type_name.substr(0, 64) + " is not one of: " + std::string(input_type_names()));
+  // spill_factor is set from the spilling configurations after the search, never searched.
+  if (std::find(fixed.begin(), fixed.end(), "spill_factor") == fixed.end()) fixed.emplace_back("spill_factor");
   const auto& info = time_constant_info();
   for (const std::string& name : fixed)
     if (std::none_of(info.begin(), info.end(), [&](const ConstantInfo& c) { return c.name == name; }))
@@ -567,13 +658,21 @@ int main(int argc, char** argv) {
   if (mode == "--show") return show_shape(dev, sets, show, rows, fam);
 
   std::string command = "tileplan_fit " + mode + " --device " + device_name;
-  for (const std::string& name : fixed) command += " --fix " + name;
+  if (*type != DType::float16) command += " --input-type " + type_name;
+  for (const std::string& name : fixed)
+    if (name != "spill_factor") command += " --fix " + name;
   for (const auto& [name, value] : overrides) command += fmt::format(" --set {}={}", name, value);
   command += " " + quoted_list(dirs);
-  const int status = mode == "--registers" ? fit_registers(dev, sets, fam)
-                                           : fit_time(dev, sets, restarts, iterations, fixed, overrides, fam);
+  const int status = mode == "--registers" ? fit_registers(dev, sets, fam, *type)
+                                           : fit_time(dev, sets, restarts, iterations, fixed, overrides, fam, *type);
   if (status != 0) return status;
-  if (mode == "--registers")
+  if (*type != DType::float16) {
+    for (TypeConstants& c : fam.by_input_type)
+      if (c.dtype == *type)
+        c.fitted_on = fmt::format("{}{}`{}`", c.fitted_on, c.fitted_on.empty() ? "" : "; ", command);
+    const std::string t(to_string(*type));
+    if (std::find(fam.input_types.begin(), fam.input_types.end(), t) == fam.input_types.end()) fam.input_types.push_back(t);
+  } else if (mode == "--registers")
     fam.regs_fitted_on = fmt::format("{} (compiled configurations: n_regs and occupancy as the driver reports them; "
                                      "least squares, then a coordinate search for blocks/SM); `{}`",
                                      quoted_list(dirs), command);

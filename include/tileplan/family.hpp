@@ -26,12 +26,20 @@
 //   }
 // A constant's "fitted_on" is optional (the section's is used); units and
 // descriptions live in the code (register_constant_info, time_constant_info).
+//
+// Optional, per input type where the data say a type differs:
+//     "by_input_type": {"float8_e4m3": {"fitted_on": "...",
+//                        "registers": {"base": {"value": ..., "fitted_on": "..."}, ...},
+//                        "time": {"mma_n_half": {"value": ...}, ...}}, ...}
+// Each constant there is optional and replaces the base one for that type;
+// "registers" and "time" are optional too.
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -50,7 +58,9 @@ namespace tileplan {
   X(tile_overhead_us, "us", "fixed cost of one program: start, pipeline fill, drain")                 \
   X(epilogue_factor, "", "cost of writing the C tile, in units of its bytes at the SM's L2 bandwidth") \
   X(launch_us, "us", "fixed cost of one kernel: launch, first wave's ramp, last wave's drain")          \
-  X(spill_factor, "", "slowdown of a kernel whose accumulators spill to local memory")
+  X(spill_factor, "", "slowdown of a kernel whose accumulators spill to local memory")                  \
+  X(narrow_access_cycles, "cycles", "SM cycles per warp-wide narrow load or store (an operand without 16-byte vectors)") \
+  X(kmajor_wide_n, "", "MMA slowdown per 128 warpgroup columns beyond 128 when B sits K-major in shared memory")
 
 struct TimeConstants {
 #define TILEPLAN_X(name, unit, desc) double name = 0;
@@ -73,6 +83,16 @@ inline constexpr int64_t kFamilyFormatVersion = 1;
 // Family files larger than this are refused before they are read.
 inline constexpr std::size_t kMaxFamilyFileBytes = std::size_t{1} << 20;
 
+// Constants one input type overrides (the rest are the family's).
+struct TypeConstants {
+  DType dtype = DType::float16;
+  std::string fitted_on;
+  std::array<std::optional<double>, kRegisterConstantCount> regs{};
+  std::array<std::optional<double>, kTimeConstantCount> time{};
+  std::array<std::string, kRegisterConstantCount> regs_sources{};  // empty = fitted_on
+  std::array<std::string, kTimeConstantCount> time_sources{};
+};
+
 struct KernelFamily {
   int64_t version = kFamilyFormatVersion;
   std::string name;
@@ -90,7 +110,13 @@ struct KernelFamily {
   TimeConstants time;
   std::string time_fitted_on;
   std::array<std::string, kTimeConstantCount> time_sources;      // per constant; empty = time_fitted_on
+  std::vector<TypeConstants> by_input_type;                      // at most one per input type
 };
+
+// The family's constants for problems of input type `t`: its own, with what
+// by_input_type gives for `t` in their place.
+RegisterProfile registers_for(const KernelFamily& f, DType t);
+TimeConstants time_for(const KernelFamily& f, DType t);
 
 // Every field as the file format requires it (name, group_m, constants).
 //   error param: the field's name.

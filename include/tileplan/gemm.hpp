@@ -118,6 +118,11 @@ struct OperandAccess {
   bool ld_divisible = false, extent_divisible = false;
   int64_t vector_bytes = 0;
   bool async_copy = false;        // vector_bytes >= 4
+  // The operand reaches shared memory through registers, one stage at a
+  // time, instead of a pipelined asynchronous copy: no cp.async (narrow
+  // loads), or fp8 B stored N-contiguous (Hopper's fp8 wgmma reads B K-major
+  // only, so the kernel transposes it on the way). A (A only) or B (B only).
+  bool through_registers = false;
 };
 struct ProblemAccess {
   OperandAccess a, b, c;

@@ -5,11 +5,17 @@
 //
 // Run time (us), for tiles = ceil(M/block_M)*ceil(N/block_N) programs of
 // kt = ceil(K/block_K) main-loop iterations, b blocks per SM:
-//   t_mma   = 2*block_M*block_N*block_K / (peak_per_SM * n/(n + mma_n_half)) + iteration cycles / clock,
-//             n = the columns of one warpgroup's share of the tile
+//   t_mma   = 2*block_M*block_N*block_K / (peak_per_SM * n/(n + mma_n_half)) * (1 + kmajor_wide_n*w)
+//             + iteration cycles / clock,
+//             n = the columns of one warpgroup's share of the tile, peak_per_SM the input type's tensor rate,
+//             w = max(0, n - 128)/128 when B sits K-major in shared memory (b_layout col, fp8, tf32), else 0
 //   t_load  = (block_M+block_N)*block_K*elem_bytes / bw_per_SM,  bw_per_SM = l2_bandwidth / min(tiles, SMs)
+//   t_narrow = warp-wide narrow loads of the operands without 16-byte vectors * narrow_access_cycles / clock
+//             (a program issues them and its MMAs in turn; programs sharing an SM overlap them); an
+//             operand that goes through registers keeps one stage in flight
 //   L       = load latency + miss latency * (share of a stage that misses L2)
-//   period(j) = max(j*t_mma, j*t_load, (t_mma + t_load + L)/(stages-1))   j tiles sharing an SM
+//   period(j) = max(j*t_mma, j*t_narrow, t_mma + t_narrow, j*t_load, (t_load + L)/in_flight)   j tiles sharing an SM
+//             in_flight = stages-1, or 1 when an operand goes through registers
 //   t_tile(j) = kt*period(j) + tile overhead + epilogue(j)
 //   per SM: n = ceil(tiles/SMs) programs, b at a time: n/b rounds of b (n >= b), or one round of n
 //   t_dram  = DRAM bytes under the grouped tile order / DRAM bandwidth
@@ -27,8 +33,9 @@
 namespace tileplan {
 
 // What bounds a predicted time: the MMAs, L2 bandwidth, the pipeline's
-// memory latency, or DRAM bandwidth.
-enum class TimeBound { none, mma, l2, latency, dram };
+// memory latency, DRAM bandwidth, or the narrow loads of operands without
+// 16-byte vectors.
+enum class TimeBound { none, mma, l2, latency, dram, narrow };
 std::string_view to_string(TimeBound b);
 
 // The problem-independent part of a predicted time for one tile on one
@@ -38,6 +45,9 @@ struct TileCosts {
   int64_t blocks_per_sm = 0;
   bool spills = false;
   double mma_us = 0;        // one main-loop iteration's MMAs, alone on an SM
+  double narrow_us = 0;     // one iteration's narrow loads of operands that go through registers
+  double narrow_store_us = 0;  // the epilogue's narrow stores of C
+  bool through_registers = false;  // an operand is not pipelined: one stage in flight
   double stage_bytes = 0;   // operand bytes of one iteration
   double c_tile_bytes = 0;  // output bytes of one tile
 };

@@ -78,13 +78,15 @@ class Planner {
 
  private:
   // The shape-independent work for one class of problems: those of one input
-  // type whose A and B loads are (or are not) narrow (problem_access). Built
+  // type whose operands move the same vectors the same way (problem_access). Built
   // on the first problem of the class, then shared; immutable once built.
   struct Table {
     std::vector<Verdict> feasible;  // in sweep order
     std::vector<TileCosts> costs;   // calibrated: the prediction's shape-independent part, per feasible
+    TimeConstants time;             // the family's, for the class's input type
   };
-  static constexpr std::size_t kTableSlots = 6 * 4;  // DType x narrow A x narrow B
+  // DType x (A narrow, A through registers, B narrow, B through registers, C narrow)
+  static constexpr std::size_t kTableSlots = 6 * 32;
   struct Tables {
     std::array<std::atomic<const Table*>, kTableSlots> ready{};
     std::array<std::unique_ptr<Table>, kTableSlots> owned;

@@ -8,10 +8,12 @@
 // Fitted rule (a kernel family's profile, data/families/*.json):
 //   a_vectors    = block_M*block_K*elem_bytes / 16 / threads   (16-byte loads of A per stage)
 //   b_vectors    = block_K*block_N*elem_bytes / 16 / threads
+//   narrow_elems = (block_M*block_K if A's loads are narrow) + (block_K*block_N if B's)) / threads
 //   demand       = round(base + per_accumulator*accumulators
-//                        + per_a_vector*a_vectors + per_b_vector*b_vectors), at least 1
+//                        + per_a_vector*a_vectors + per_b_vector*b_vectors
+//                        + per_register_element*narrow_elems), at least 1
 //   regs         = min(demand, regs_per_thread_max)
-//   spills       = accumulators + spill_reserve > regs_per_thread_max
+//   spills       = accumulators + per_register_element*narrow_elems + spill_reserve > regs_per_thread_max
 // docs/model.md §1 works an example by hand.
 #pragma once
 
@@ -32,7 +34,8 @@ namespace tileplan {
   X(per_accumulator, "regs", "registers per fp32 accumulator per thread")                  \
   X(per_a_vector, "regs", "registers per 16-byte load of A per thread and stage")          \
   X(per_b_vector, "regs", "registers per 16-byte load of B per thread and stage")          \
-  X(spill_reserve, "regs", "registers a thread needs beside its accumulators before it spills")
+  X(spill_reserve, "regs", "registers a thread needs beside its accumulators before it spills")              \
+  X(per_register_element, "regs", "registers per element per thread of an operand tile loaded with narrow loads")
 
 struct RegisterProfile {
   bool accumulators_only = false;  // the reference rule: nothing but accumulators
