@@ -263,7 +263,12 @@ void run(const CLI::App& app, TileFlags fl) {
                       pick(app, "--block-k", fl.block_k, defaults.block_k),
                       pick(app, "--stages", fl.stages, defaults.stages),
                       pick(app, "--threads", fl.threads, defaults.threads)};
-    Result<Planner> planner = Planner::create(dev, *instr, std::move(space), *model, family);
+    // One problem: its class's table only; a shapes file: the common class's
+    // at once, the others' on their first line.
+    if (fl.shapes.empty()) require(check_problem(fl.problem), kProblemFlags);
+    Result<Planner> planner = fl.shapes.empty()
+                                  ? Planner::create(dev, *instr, std::move(space), *model, family, fl.problem)
+                                  : Planner::create(dev, *instr, std::move(space), *model, family);
     require(planner.status(), kSpaceFlags);
     report.space_size = planner->space_size();
     const auto topk = static_cast<std::size_t>(topk_value);
@@ -291,7 +296,6 @@ void run(const CLI::App& app, TileFlags fl) {
       out.finish();
       return;
     }
-    require(check_problem(fl.problem), kProblemFlags);
     report.problem = fl.problem;
     report.c1_c3_count = planner->shape_independent_feasible(fl.problem);
     Result<std::size_t> n = planner->plan_into(fl.problem, topk, report.candidates);

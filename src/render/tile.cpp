@@ -281,9 +281,7 @@ std::string diagnose_text(const TileReport& r) {
     fmt::format_to(o, "   predicted time          {:.1f} us ({:.0f} TFLOP/s), bound by {}{}\n", v.predicted_us,
                    tflops(r.problem, v.predicted_us), to_string(v.time_bound),
                    v.spills ? " (spilling)" : "");
-  else if (v.predicted)
-    fmt::format_to(o, "   predicted time          none: no tensor-core rate for {} on this device\n",
-                   to_string(r.problem.dtype));
+
   s += '\n';
   if (!v.failures.empty()) {
     fmt::format_to(o, "verdict  INFEASIBLE: binding constraint {} ({} failure(s))\n",
