@@ -124,6 +124,11 @@ double tensor_tflops(const Device& dev, DType t) {
   return 0.0;
 }
 
+std::optional<Finding> type_unsupported(const Device& dev, DType t, Instr instr) {
+  if (instr == Instr::simt || tensor_tflops(dev, t) > 0) return std::nullopt;
+  return Finding{FindingKind::dtype_unsupported, static_cast<int64_t>(t), dev.compute_capability};
+}
+
 Result<TileCheck> check_tile(const TileConfig& cfg, const Device& dev, const GemmProblem& p,
                              const RegisterProfile& regs, OccupancyRule rule) {
   for (const Status& s : {check_config(cfg), check_device(dev), check_problem(p), check_register_profile(regs)})
@@ -224,8 +229,7 @@ void check_resources(const TileConfig& cfg, const Device& dev, const GemmProblem
   if (cfg.threads % s.threads) v.failures.push({FindingKind::threads_multiple, cfg.threads, s.threads});
   if (cfg.threads > dev.max_threads_per_block)
     v.failures.push({FindingKind::threads_per_block, cfg.threads, dev.max_threads_per_block});
-  if (cfg.instr != Instr::simt && tensor_tflops(dev, p.dtype) <= 0)
-    v.failures.push({FindingKind::dtype_unsupported, static_cast<int64_t>(p.dtype), dev.compute_capability});
+  if (const std::optional<Finding> f = type_unsupported(dev, p.dtype, cfg.instr)) v.failures.push(*f);
 
   // C1: stages * (block_M*block_K + block_K*block_N) * elem_bytes.
   v.smem_per_stage_bytes = (cfg.block_m * cfg.block_k + cfg.block_k * cfg.block_n) * p.elem_bytes();

@@ -3,7 +3,9 @@
 #include <charconv>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -32,7 +34,41 @@ struct TileFlags {
   std::string format = "text";
   std::string shapes;
   std::string output;
+  std::string dtype = "float16", out_dtype, a_layout = "row", b_layout = "row";
+  std::string lda, ldb, ldc;  // empty: packed
 };
+
+std::string clipped(const std::string& text) { return text.size() > 60 ? text.substr(0, 60) + "..." : text; }
+
+std::optional<DType> parse_input_type(std::string_view s) {
+  const std::optional<DType> t = parse_dtype(s);
+  if (t && is_input_type(*t)) return t;
+  return std::nullopt;
+}
+
+// --dtype, --out-dtype, --a-layout, --b-layout, --lda, --ldb, --ldc into the
+// problem (the shape stays); the rules that join them to M, N, K are
+// check_problem's, applied once the shape is known.
+void apply_type_flags(const TileFlags& fl, GemmProblem& p) {
+  const std::optional<DType> in = parse_input_type(fl.dtype);
+  if (!in) throw UsageError(fmt::format("--dtype '{}' is not one of: {}", fl.dtype, input_type_names()));
+  p.dtype = *in;
+  if (!fl.out_dtype.empty()) {
+    const std::optional<DType> out = parse_dtype(fl.out_dtype);
+    if (!out || !is_output_type(*out))
+      throw UsageError(fmt::format("--out-dtype '{}' is not one of: {}", fl.out_dtype, output_type_names()));
+    p.out_dtype = *out;
+  }
+  for (const auto& [flag, text, layout] : {std::tuple{"--a-layout", &fl.a_layout, &p.a_layout},
+                                           std::tuple{"--b-layout", &fl.b_layout, &p.b_layout}}) {
+    const std::optional<Layout> l = parse_layout(*text);
+    if (!l) throw UsageError(fmt::format("{} '{}' is not one of: row, col", flag, *text));
+    *layout = *l;
+  }
+  for (const auto& [flag, text, ld] : {std::tuple{"--lda", &fl.lda, &p.lda}, std::tuple{"--ldb", &fl.ldb, &p.ldb},
+                                       std::tuple{"--ldc", &fl.ldc, &p.ldc}})
+    if (!text->empty()) *ld = parse_int(flag, *text);
+}
 
 void check_list(const char* flag, const std::vector<int64_t>& values) {
   for (int64_t v : values) {
@@ -66,12 +102,15 @@ int64_t single(const CLI::App& app, const char* flag, const std::string& given, 
 }
 
 // What the CLI calls the library's parameters of a problem and a search space.
+// (Every other parameter of check_problem is its flag by the default rule:
+// "lda" -> "--lda", "out_dtype" -> "--out-dtype".)
 const std::initializer_list<std::pair<std::string_view, std::string_view>> kProblemFlags = {{"m/n/k", "--m/--n/--k"}};
 const std::initializer_list<std::pair<std::string_view, std::string_view>> kSpaceFlags = {
     {"space", "the search space (--block-m x --block-n x --block-k x --stages x --threads)"}};
 
 // A problem-file line's check: the file's column names (M, N, K) for the
-// library's parameters, after "PATH:LINE: ".
+// library's parameters, after "PATH:LINE: "; the leading dimensions and the
+// output type come from flags and keep the flags' names.
 void require_with_prefix(const Status& s, const std::string& prefix) {
   if (s.ok()) return;
   throw UsageError(prefix + flag_message(s.error(), {{"m/n/k", "M/N/K"}, {"m", "M"}, {"n", "N"}, {"k", "K"}}));
@@ -87,9 +126,15 @@ bool parse_token(std::string_view tok, int64_t& out) {
 constexpr std::size_t kMaxShapeLineBytes = 4096;
 constexpr std::size_t kMaxShapes = std::size_t{1} << 22;
 
-// Shapes file: one `M N K` or `M,N,K` a line; `#` starts a comment. Read whole
-// and checked before anything is written, so that a bad line leaves stdout empty.
-std::vector<GemmProblem> read_shapes(const std::string& path) {
+// The fields of a shapes-file line, and how many it may have.
+constexpr std::string_view kShapeLine = "`M N K [dtype] [a-layout] [b-layout]`";
+constexpr std::size_t kMaxShapeFields = 6;
+
+// Shapes file: one `M N K [dtype] [a-layout] [b-layout]` a line, fields
+// separated by whitespace or commas; `#` starts a comment. A field left out
+// is `base`'s (the flags'). Read whole and checked before anything is
+// written, so that a bad line leaves stdout empty.
+std::vector<GemmProblem> read_shapes(const std::string& path, const GemmProblem& base) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw UsageError(fmt::format("--shapes '{}': a directory, not a file", path));
@@ -113,12 +158,29 @@ std::vector<GemmProblem> read_shapes(const std::string& path) {
       if (ch == ',' || ch == '\t' || ch == '\r') ch = ' ';
     std::istringstream tokens(body);
     std::vector<std::string> parts;
-    for (std::string t; parts.size() < 4 && tokens >> t;) parts.push_back(t);
+    for (std::string t; parts.size() <= kMaxShapeFields && tokens >> t;) parts.push_back(t);
     if (parts.empty()) continue;
-    GemmProblem p;
-    if (parts.size() != 3 || !parse_token(parts[0], p.m) || !parse_token(parts[1], p.n) || !parse_token(parts[2], p.k))
-      throw UsageError(fmt::format("{}:{}: expected three integers `M N K` or `M,N,K`, got '{}'", path, number,
-                                   line.size() > 60 ? line.substr(0, 60) + "..." : line));
+    GemmProblem p = base;
+    if (parts.size() > kMaxShapeFields)
+      throw UsageError(fmt::format("{}:{}: more than {} fields: expected {} (or comma-separated), got '{}'", path,
+                                   number, kMaxShapeFields, kShapeLine, clipped(line)));
+    if (parts.size() < 3 || !parse_token(parts[0], p.m) || !parse_token(parts[1], p.n) || !parse_token(parts[2], p.k))
+      throw UsageError(fmt::format("{}:{}: expected {} with integers M, N, K (or comma-separated), got '{}'", path,
+                                   number, kShapeLine, clipped(line)));
+    if (parts.size() > 3) {
+      const std::optional<DType> t = parse_input_type(parts[3]);
+      if (!t)
+        throw UsageError(fmt::format("{}:{}: type '{}' is not one of: {} (layouts follow the type: {})", path, number,
+                                     clipped(parts[3]), input_type_names(), kShapeLine));
+      p.dtype = *t;
+    }
+    for (std::size_t i = 4; i < parts.size(); ++i) {
+      const std::optional<Layout> l = parse_layout(parts[i]);
+      if (!l)
+        throw UsageError(fmt::format("{}:{}: {} '{}' is not one of: row, col", path, number,
+                                     i == 4 ? "a-layout" : "b-layout", clipped(parts[i])));
+      (i == 4 ? p.a_layout : p.b_layout) = *l;
+    }
     require_with_prefix(check_problem(p), fmt::format("{}:{}: ", path, number));
     if (out.size() == kMaxShapes)
       throw UsageError(fmt::format("--shapes '{}': more than {} shapes; split the file", path, kMaxShapes));
@@ -156,6 +218,7 @@ void run(const CLI::App& app, TileFlags fl) {
   fl.problem.m = parse_int("--m", fl.m);
   fl.problem.n = parse_int("--n", fl.n);
   fl.problem.k = parse_int("--k", fl.k);
+  apply_type_flags(fl, fl.problem);
   const int64_t topk_value = parse_int("--topk", fl.topk);
   const std::optional<Instr> instr = parse_instr(fl.instr);
   if (!instr) throw UsageError(fmt::format("--instr '{}' is not one of: mma, wgmma, simt", fl.instr));
@@ -200,15 +263,19 @@ void run(const CLI::App& app, TileFlags fl) {
                       pick(app, "--block-k", fl.block_k, defaults.block_k),
                       pick(app, "--stages", fl.stages, defaults.stages),
                       pick(app, "--threads", fl.threads, defaults.threads)};
-    Result<Planner> planner = Planner::create(dev, *instr, std::move(space), *model, family);
+    // One problem: its class's table only; a shapes file: the common class's
+    // at once, the others' on their first line.
+    if (fl.shapes.empty()) require(check_problem(fl.problem), kProblemFlags);
+    Result<Planner> planner = fl.shapes.empty()
+                                  ? Planner::create(dev, *instr, std::move(space), *model, family, fl.problem)
+                                  : Planner::create(dev, *instr, std::move(space), *model, family);
     require(planner.status(), kSpaceFlags);
     report.space_size = planner->space_size();
-    report.c1_c3_count = planner->shape_independent_feasible(fl.problem);
     const auto topk = static_cast<std::size_t>(topk_value);
     if (!fl.shapes.empty()) {
       if (fl.format != "json" && app.count("--format"))
         throw UsageError("--shapes writes JSON Lines: --format must be json (or left out)");
-      const std::vector<GemmProblem> shapes = read_shapes(fl.shapes);
+      const std::vector<GemmProblem> shapes = read_shapes(fl.shapes, fl.problem);
       Output out = Output::open(fl.output);
       std::string line;
       std::vector<Verdict> all;
@@ -229,8 +296,8 @@ void run(const CLI::App& app, TileFlags fl) {
       out.finish();
       return;
     }
-    require(check_problem(fl.problem), kProblemFlags);
     report.problem = fl.problem;
+    report.c1_c3_count = planner->shape_independent_feasible(fl.problem);
     Result<std::size_t> n = planner->plan_into(fl.problem, topk, report.candidates);
     require(n.status(), kProblemFlags);
     report.feasible_count = *n;
@@ -255,6 +322,17 @@ void register_tile(CLI::App& app) {
   cmd->add_option("--n", fl->n, "columns of B and C")->default_val("4096");
   cmd->add_option("--k", fl->k, "the reduction dimension")->default_val("4096");
   cmd->add_option("--instr", fl->instr, "MMA instruction family: mma, wgmma, simt")->default_val("wgmma");
+  cmd->add_option("--dtype", fl->dtype, "input type of A and B: float16, bfloat16, float8_e4m3, float8_e5m2, tfloat32")
+      ->default_val("float16");
+  cmd->add_option("--out-dtype", fl->out_dtype,
+                  "type of C: float16, bfloat16, float32 (default: the input type for 16-bit types, float16 for "
+                  "fp8, float32 for tfloat32)");
+  cmd->add_option("--a-layout", fl->a_layout, "A[M,K]: row (K contiguous) or col (M contiguous)")->default_val("row");
+  cmd->add_option("--b-layout", fl->b_layout, "B[K,N]: row (N contiguous) or col (K contiguous, K-major)")
+      ->default_val("row");
+  cmd->add_option("--lda", fl->lda, "leading dimension of A in elements (default: packed)");
+  cmd->add_option("--ldb", fl->ldb, "leading dimension of B in elements (default: packed)");
+  cmd->add_option("--ldc", fl->ldc, "leading dimension of C in elements (default: packed)");
   fl->device.add_to(*cmd);
   const char* list_help = "comma-separated candidates (sweep) or one value (--diagnose)";
   cmd->add_option("--block-m", fl->block_m, list_help);
@@ -279,7 +357,9 @@ void register_tile(CLI::App& app) {
   cmd->add_option("--format", fl->format, "text, json or csv")
       ->default_val("text")
       ->check(CLI::IsMember({"text", "json", "csv"}));
-  cmd->add_option("--shapes", fl->shapes, "plan every `M N K` line of FILE; writes JSON Lines");
+  cmd->add_option("--shapes", fl->shapes,
+                  "plan every `M N K [dtype] [a-layout] [b-layout]` line of FILE (left out: the flags'); "
+                  "writes JSON Lines");
   cmd->add_option("--output,-o", fl->output, "write to FILE instead of standard output");
   cmd->callback([cmd, fl] { run(*cmd, *fl); });
 }

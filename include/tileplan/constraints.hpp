@@ -20,6 +20,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -134,6 +135,11 @@ FindingList problem_findings(const GemmProblem& p, Instr instr);
 // Peak dense tensor-core rate of `dev` for input type `t` (0: the device has
 // no tensor-core instruction for it).
 double tensor_tflops(const Device& dev, DType t);
+
+// The C3 failure every tile of `instr` has on `dev` for input type `t`
+// (dtype_unsupported: a tensor-core family without an instruction for the
+// type); nothing when there is one, and for simt.
+std::optional<Finding> type_unsupported(const Device& dev, DType t, Instr instr);
 
 // The reference's traffic model in bytes (see the header comment), evaluated
 // in the reference's order so that the doubles agree bit for bit.

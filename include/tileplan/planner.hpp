@@ -52,8 +52,14 @@ class Planner {
  public:
   // Checks the device, every value of the space (check_config), the space's
   // size (space_size) and, for the calibrated model, the family (check_family).
+  // The C1-C3 table of the common class (float16, aligned operands) is built
+  // here; another class's on its first problem.
   static Result<Planner> create(Device dev, Instr instr, SearchSpace space, Model model = Model::seed,
                                 KernelFamily family = default_family());
+  // Same, building the table of `first`'s class instead (and checking `first`
+  // with check_problem): for a caller that knows which problems will come.
+  static Result<Planner> create(Device dev, Instr instr, SearchSpace space, Model model, KernelFamily family,
+                                const GemmProblem& first);
   // Feasible configurations for p, best first; topk = 0 keeps all. An error
   // only when p fails check_problem.
   //   Ensures (seed): the order is the reference's stable sort by (round(traffic),

@@ -1,5 +1,6 @@
 #include "tileplan/render/emit.hpp"
 
+#include <cmath>
 #include <iterator>
 
 #include <fmt/format.h>
@@ -11,19 +12,31 @@ namespace {
 
 std::string comment(const Verdict& v, int rank) {
   std::string c = fmt::format("  # rank {}", rank);
-  if (v.predicted) c += fmt::format(", {:.1f} us predicted", v.predicted_us);
+  if (v.predicted && std::isfinite(v.predicted_us)) c += fmt::format(", {:.1f} us predicted", v.predicted_us);
   if (!v.feasible()) c += ", infeasible";
   return c;
 }
 
+// The problem (its types always; its layouts and leading dimensions when not
+// the defaults), the model, and the problem's warnings, as Python comments.
 std::string header(const TileReport& r) {
   const GemmProblem& p = r.problem;
   const std::string model = r.model == Model::calibrated
                                 ? fmt::format("model calibrated, family {}", r.family)
                                 : std::string("model seed");
-  return fmt::format("# tileplan: {}x{}x{} (MxNxK) on {}, {}, {} configuration(s)\n", p.m, p.n, p.k, r.device->name,
-                     model, r.candidates.size());
+  std::string problem = types_summary(p);
+  if (const std::string layout = layout_summary(p); !layout.empty()) problem += ", " + layout;
+  std::string s = fmt::format("# tileplan: {}x{}x{} (MxNxK) {}, on {}, {}, {} configuration(s)\n", p.m, p.n, p.k,
+                              problem, r.device->name, model, r.candidates.size());
+  TileConfig cfg;
+  cfg.instr = r.instr;
+  for (const Finding& f : problem_findings(p, r.instr)) fmt::format_to(std::back_inserter(s), "# {}\n", message(f, cfg));
+  return s;
 }
+
+// TileLang's name of a type in memory: tf32 operands are float32 arrays
+// that the tensor cores multiply with a 10-bit mantissa.
+std::string_view tilelang_dtype(DType t) { return t == DType::tfloat32 ? "float32" : to_string(t); }
 
 }  // namespace
 
@@ -61,8 +74,10 @@ std::string emit(const TileReport& r, Emit e) {
   for (const Verdict& v : r.candidates) {
     const TileConfig& c = v.config;
     fmt::format_to(o,
-                   "    {{\"block_M\": {}, \"block_N\": {}, \"block_K\": {}, \"num_stages\": {}, \"threads\": {}}},{}\n",
-                   c.block_m, c.block_n, c.block_k, c.stages, c.threads, comment(v, ++rank));
+                   "    {{\"block_M\": {}, \"block_N\": {}, \"block_K\": {}, \"num_stages\": {}, \"threads\": {}, "
+                   "\"in_dtype\": \"{}\", \"out_dtype\": \"{}\", \"accum_dtype\": \"float32\"}},{}\n",
+                   c.block_m, c.block_n, c.block_k, c.stages, c.threads, tilelang_dtype(r.problem.dtype),
+                   tilelang_dtype(r.problem.c_dtype()), comment(v, ++rank));
   }
   s += "]\n";
   return s;

@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <iterator>
+#include <optional>
+#include <utility>
 
 #include <fmt/compile.h>
 #include <fmt/format.h>
@@ -52,10 +54,14 @@ void findings_json(std::string& s, const FindingList& list, const TileConfig& cf
   s += ']';
 }
 
+// A finite predicted time: the calibrated model's time for a tile whose type
+// has no tensor-core rate on the device (C3) is infinite, and JSON cannot hold it.
+bool has_time(const Verdict& v) { return v.predicted && std::isfinite(v.predicted_us); }
+
 // The calibrated model's additions; null under the seed model.
 void prediction_json(std::string& s, const Verdict& v) {
   Out o(s);
-  if (v.predicted)
+  if (has_time(v))
     fmt::format_to(o, FMT_COMPILE(",\"predicted_us\":{},\"time_bound\":\"{}\""), v.predicted_us,
                    to_string(v.time_bound));
   else
@@ -67,7 +73,14 @@ void prediction_json(std::string& s, const Verdict& v) {
   s += v.spills ? ",\"spills\":true" : ",\"spills\":false";
 }
 
-void candidate_json(std::string& s, const Verdict& v) {
+// The problem's findings (problem_findings) as strings, like a candidate's.
+void problem_warnings_json(std::string& s, const TileReport& r) {
+  TileConfig cfg;
+  cfg.instr = r.instr;
+  findings_json(s, problem_findings(r.problem, r.instr), cfg);
+}
+
+void candidate_json(std::string& s, const Verdict& v, const ProblemAccess& acc) {
   const TileConfig& c = v.config;
   Out o(s);
   fmt::format_to(o,
@@ -80,6 +93,9 @@ void candidate_json(std::string& s, const Verdict& v) {
                  v.smem_bytes, v.accum_per_thread, v.regs_per_thread, v.regs_per_block, v.blocks_by_regs,
                  v.blocks_by_smem, v.blocks_by_threads, v.blocks_per_sm, to_string(v.binding), v.grid, v.waves,
                  v.last_wave_fill, v.dram_bytes);
+  // The problem's, repeated per candidate: what each tile's loads and stores move.
+  fmt::format_to(o, FMT_COMPILE(",\"vector_bytes_a\":{},\"vector_bytes_b\":{},\"aligned\":{}"), acc.a.vector_bytes,
+                 acc.b.vector_bytes, acc.aligned);
   prediction_json(s, v);
   s += ",\"failures\":";
   findings_json(s, v.failures, c);
@@ -101,32 +117,46 @@ void report_json(std::string& s, const TileReport& r) {
                  ",\"problem\":{{\"m\":{},\"n\":{},\"k\":{},\"dtype\":\"{}\",\"out_dtype\":\"{}\","
                  "\"a_layout\":\"{}\",\"b_layout\":\"{}\",\"lda\":{},\"ldb\":{},\"ldc\":{},"
                  "\"vector_bytes_a\":{},\"vector_bytes_b\":{},\"vector_bytes_c\":{},\"aligned\":{},"
-                 "\"elem_bytes\":{},\"accum_bytes\":{},\"instr\":\"{}\"}}"
-                 ",\"model\":\"{}\",\"family\":\"{}\",\"mode\":\"{}\",\"space_size\":{},\"feasible\":{},"
-                 "\"candidates\":[",
+                 "\"elem_bytes\":{},\"accum_bytes\":{},\"instr\":\"{}\",\"warnings\":",
                  p.m, p.n, p.k, to_string(p.dtype), to_string(p.c_dtype()), to_string(p.a_layout),
                  to_string(p.b_layout), acc.a.ld, acc.b.ld, acc.c.ld, acc.a.vector_bytes, acc.b.vector_bytes,
-                 acc.c.vector_bytes, acc.aligned, p.elem_bytes(), p.accum_bytes, to_string(r.instr), to_string(r.model),
-                 report_family(r), r.diagnose ? "diagnose" : "sweep", r.space_size, r.feasible_count);
+                 acc.c.vector_bytes, acc.aligned, p.elem_bytes(), p.accum_bytes, to_string(r.instr));
+  problem_warnings_json(s, r);
+  fmt::format_to(o,
+                 "}},\"model\":\"{}\",\"family\":\"{}\",\"mode\":\"{}\",\"space_size\":{},\"feasible\":{},"
+                 "\"candidates\":[",
+                 to_string(r.model), report_family(r), r.diagnose ? "diagnose" : "sweep", r.space_size,
+                 r.feasible_count);
   bool first = true;
   for (const Verdict& v : r.candidates) {
     if (!first) s += ',';
     first = false;
-    candidate_json(s, v);
+    candidate_json(s, v, acc);
   }
   s += "]}";
 }
 
+// The problem, the device, and what the problem alone costs every tile
+// (problem_findings), one warning line each.
 std::string header(const TileReport& r) {
   const Device& d = *r.device;
   const GemmProblem& p = r.problem;
   const std::string family =
       r.model == Model::calibrated ? fmt::format(" family={}", r.family) : std::string();
-  return fmt::format(
-      "problem  {}x{}x{} (MxNxK)  fp16 in, fp32 accumulate  instr={}  model={}{}\n"
+  std::string types = p.dtype == DType::float16 && p.c_dtype() == DType::float16
+                          ? std::string("fp16 in")
+                          : types_summary(p);
+  types += ", fp32 accumulate";
+  if (const std::string layout = layout_summary(p); !layout.empty()) types += "  " + layout;
+  std::string s = fmt::format(
+      "problem  {}x{}x{} (MxNxK)  {}  instr={}  model={}{}\n"
       "device   {} [{}]: {} SMs, {} KB shared/SM, {} KB/block, {} regs/SM\n",
-      p.m, p.n, p.k, to_string(r.instr), to_string(r.model), family, d.label, d.name, d.sm_count,
+      p.m, p.n, p.k, types, to_string(r.instr), to_string(r.model), family, d.label, d.name, d.sm_count,
       kb(d.smem_per_sm_bytes), kb(d.smem_per_block_max_bytes), d.regs_per_sm);
+  TileConfig cfg;
+  cfg.instr = r.instr;
+  for (const Finding& f : problem_findings(p, r.instr)) fmt::format_to(Out(s), "warning  {}\n", message(f, cfg));
+  return s;
 }
 
 std::string short_notes(const Verdict& v) {
@@ -157,6 +187,8 @@ std::string sweep_text(const TileReport& r) {
                      "no configuration has block_K <= K = {}: the {} that satisfy C1-C3 all have a larger block_K; "
                      "give smaller --block-k values or diagnose one configuration\n",
                      r.problem.k, r.c1_c3_count);
+    else if (const std::optional<Finding> f = type_unsupported(*r.device, r.problem.dtype, r.instr))
+      fmt::format_to(o, "no configuration satisfies C1-C3: {}\n", message(*f, TileConfig{}));
     else
       s += "no configuration satisfies C1-C3: widen the search space or diagnose one configuration\n";
     return s;
@@ -185,9 +217,10 @@ std::string sweep_text(const TileReport& r) {
   }
   const Verdict& best = r.candidates.front();
   fmt::format_to(o,
-                 "\nnext: tileplan tile --diagnose --m {} --n {} --k {} --instr {} --block-m {} --block-n {} "
+                 "\nnext: tileplan tile --diagnose --m {} --n {} --k {}{} --instr {} --block-m {} --block-n {} "
                  "--block-k {} --stages {} --threads {}\n",
-                 r.problem.m, r.problem.n, r.problem.k, to_string(r.instr), best.config.block_m,
+                 r.problem.m, r.problem.n, r.problem.k, problem_flags(r.problem), to_string(r.instr),
+                 best.config.block_m,
                  best.config.block_n, best.config.block_k, best.config.stages, best.config.threads);
   return s;
 }
@@ -200,7 +233,7 @@ std::string diagnose_text(const TileReport& r) {
   const Verdict& v = r.candidates.front();
   const TileConfig& c = v.config;
   const Device& d = *r.device;
-  const InstrShape is = instr_shape(c.instr);
+  const InstrShape is = instr_shape(c.instr, r.problem.dtype);
   fmt::format_to(o, "config   block {}x{}x{}, {} stages, {} threads ({} warps), {}\n\n", c.block_m, c.block_n,
                  c.block_k, c.stages, c.threads, c.threads / d.warp_size, to_string(c.instr));
 
@@ -244,10 +277,11 @@ std::string diagnose_text(const TileReport& r) {
                  v.last_wave_fill * 100.0);
   details(Constraint::C4);
   fmt::format_to(o, "   DRAM traffic            {:.1f} MB\n", v.dram_bytes / 1e6);
-  if (v.predicted)
+  if (has_time(v))
     fmt::format_to(o, "   predicted time          {:.1f} us ({:.0f} TFLOP/s), bound by {}{}\n", v.predicted_us,
                    tflops(r.problem, v.predicted_us), to_string(v.time_bound),
                    v.spills ? " (spilling)" : "");
+
   s += '\n';
   if (!v.failures.empty()) {
     fmt::format_to(o, "verdict  INFEASIBLE: binding constraint {} ({} failure(s))\n",
@@ -304,6 +338,30 @@ void append_json_string(std::string& out, std::string_view str) {
   out += '"';
 }
 
+std::string types_summary(const GemmProblem& p) {
+  return fmt::format("{} in, {} out", to_string(p.dtype), to_string(p.c_dtype()));
+}
+
+std::string layout_summary(const GemmProblem& p) {
+  if (p.a_layout == Layout::row && p.b_layout == Layout::row && p.lda == 0 && p.ldb == 0 && p.ldc == 0) return {};
+  std::string s = fmt::format("A={} B={}", to_string(p.a_layout), to_string(p.b_layout));
+  for (const auto& [name, ld] : {std::pair{"lda", p.lda}, {"ldb", p.ldb}, {"ldc", p.ldc}})
+    if (ld != 0) fmt::format_to(std::back_inserter(s), " {}={}", name, ld);
+  return s;
+}
+
+std::string problem_flags(const GemmProblem& p) {
+  std::string s;
+  auto o = std::back_inserter(s);
+  if (p.dtype != DType::float16) fmt::format_to(o, " --dtype {}", to_string(p.dtype));
+  if (p.c_dtype() != default_out_dtype(p.dtype)) fmt::format_to(o, " --out-dtype {}", to_string(p.c_dtype()));
+  if (p.a_layout != Layout::row) fmt::format_to(o, " --a-layout {}", to_string(p.a_layout));
+  if (p.b_layout != Layout::row) fmt::format_to(o, " --b-layout {}", to_string(p.b_layout));
+  for (const auto& [name, ld] : {std::pair{"lda", p.lda}, {"ldb", p.ldb}, {"ldc", p.ldc}})
+    if (ld != 0) fmt::format_to(o, " --{} {}", name, ld);
+  return s;
+}
+
 std::string tile_text(const TileReport& r) { return r.diagnose ? diagnose_text(r) : sweep_text(r); }
 
 std::string tile_json(const TileReport& r) {
@@ -338,7 +396,7 @@ std::string tile_csv(const TileReport& r) {
     csv_findings(s, v.failures, c);
     s += ',';
     csv_findings(s, v.warnings, c);
-    if (v.predicted)
+    if (has_time(v))
       fmt::format_to(o, ",{},{}", v.predicted_us, to_string(v.time_bound));
     else
       s += ",,";

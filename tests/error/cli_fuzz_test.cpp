@@ -24,7 +24,8 @@ TEST(CliFuzz, RandomHostileCommandLines) {
   const std::vector<std::pair<std::string, std::vector<std::string>>> commands = {
       {"tile", {"--m", "--n", "--k", "--instr", "--device", "--sm-count", "--smem-kb", "--block-m", "--block-n",
                 "--block-k", "--stages", "--threads", "--topk", "--model", "--family", "--family-file", "--emit",
-                "--format", "--shapes", "--diagnose"}},
+                "--format", "--shapes", "--diagnose", "--dtype", "--out-dtype", "--a-layout", "--b-layout",
+                "--lda", "--ldb", "--ldc"}},
       {"occupancy", {"--threads", "--regs", "--smem", "--smem-static", "--carveout", "--device", "--format"}},
       {"loop", {"--extents", "--threads", "--vector", "--format", "--points", "--origin", "--dtype", "--scope",
                 "--buffer-shape", "--access", "--replicate", "--compare", "--device"}},
@@ -37,7 +38,8 @@ TEST(CliFuzz, RandomHostileCommandLines) {
       "4294967296", "9223372036854775807", "-9223372036854775808", "99999999999999999999", "+-64", "+64", " 64",
       "64 ", "1e3", "0x10", "abc", "64,128", ",", "64,,128", "128,128,128", "nan", "inf", "-inf", "1.5",
       "h200", "a100-sxm", "wgmma", "simt", "seed", "calibrated", "triton", "json", "csv", "svg", "text",
-      "/dev/null", "/dev/zero", "/nonexistent", "/tmp", "a\nb", "\x1b[31mred", "\x01\x02", "96 32", "1,2,3"};
+      "/dev/null", "/dev/zero", "/nonexistent", "/tmp", "float16", "bfloat16", "float8_e4m3", "float8_e5m2",
+      "tfloat32", "float32", "row", "col", "4100", "a\nb", "\x1b[31mred", "\x01\x02", "96 32", "1,2,3"};
   std::mt19937_64 rng(20261130);
   auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
   int runs = 0, usage_errors = 0;

@@ -29,7 +29,7 @@ TEST(Emit, Triton_OneConfigPerLine) {
   const std::string s = emit(report_with(dev, Model::calibrated), Emit::triton);
   // 256 threads = 8 warps; GROUP_M = the triton family's grouped order, 8.
   EXPECT_EQ(s,
-            "# tileplan: 4096x4096x4096 (MxNxK) on h200, model calibrated, family triton, 2 configuration(s)\n"
+            "# tileplan: 4096x4096x4096 (MxNxK) float16 in, float16 out, on h200, model calibrated, family triton, 2 configuration(s)\n"
             "triton.Config({'BLOCK_M': 128, 'BLOCK_N': 256, 'BLOCK_K': 64, 'GROUP_M': 8}, num_stages=4, "
             "num_warps=8),  # rank 1, 184.7 us predicted\n"
             "triton.Config({'BLOCK_M': 64, 'BLOCK_N': 64, 'BLOCK_K': 128, 'GROUP_M': 8}, num_stages=5, "
@@ -40,11 +40,47 @@ TEST(Emit, TileLang_ListOfDicts) {
   const Device dev = *find_device("h200");
   const std::string s = emit(report_with(dev, Model::seed), Emit::tilelang);
   EXPECT_EQ(s,
-            "# tileplan: 4096x4096x4096 (MxNxK) on h200, model seed, 2 configuration(s)\n"
+            "# tileplan: 4096x4096x4096 (MxNxK) float16 in, float16 out, on h200, model seed, 2 configuration(s)\n"
             "[\n"
-            "    {\"block_M\": 128, \"block_N\": 256, \"block_K\": 64, \"num_stages\": 4, \"threads\": 256},  # rank 1\n"
-            "    {\"block_M\": 64, \"block_N\": 64, \"block_K\": 128, \"num_stages\": 5, \"threads\": 128},  # rank 2\n"
+            "    {\"block_M\": 128, \"block_N\": 256, \"block_K\": 64, \"num_stages\": 4, \"threads\": 256, "
+            "\"in_dtype\": \"float16\", \"out_dtype\": \"float16\", \"accum_dtype\": \"float32\"},  # rank 1\n"
+            "    {\"block_M\": 64, \"block_N\": 64, \"block_K\": 128, \"num_stages\": 5, \"threads\": 128, "
+            "\"in_dtype\": \"float16\", \"out_dtype\": \"float16\", \"accum_dtype\": \"float32\"},  # rank 2\n"
             "]\n");
+}
+
+TEST(Emit, TileLang_TypesInTileLangNames) {
+  const Device dev = *find_device("h200");
+  TileReport r = report_with(dev, Model::seed);
+  r.candidates.resize(1);
+  // tf32 operands live in float32 arrays; the default output type of tf32 is float32.
+  r.problem.dtype = DType::tfloat32;
+  EXPECT_NE(emit(r, Emit::tilelang)
+                .find("\"in_dtype\": \"float32\", \"out_dtype\": \"float32\", \"accum_dtype\": \"float32\"}"),
+            std::string::npos);
+  r.problem.dtype = DType::float8_e5m2;
+  r.problem.out_dtype = DType::bfloat16;
+  const std::string s = emit(r, Emit::tilelang);
+  EXPECT_NE(s.find("\"in_dtype\": \"float8_e5m2\", \"out_dtype\": \"bfloat16\""), std::string::npos) << s;
+  EXPECT_EQ(s.rfind("# tileplan: 4096x4096x4096 (MxNxK) float8_e5m2 in, bfloat16 out, on h200", 0), 0u) << s;
+}
+
+TEST(Emit, Header_LayoutsAndProblemWarnings) {
+  const Device dev = *find_device("h200");
+  TileReport r = report_with(dev, Model::seed);
+  r.candidates.resize(1);
+  r.problem.k = 1000;  // A row-major: K = 1000 is not a multiple of 16, so A moves 2-byte vectors
+  r.problem.b_layout = Layout::col;
+  r.problem.ldc = 4352;
+  const std::string s = emit(r, Emit::triton);
+  EXPECT_EQ(s.rfind("# tileplan: 4096x4096x1000 (MxNxK) float16 in, float16 out, A=row B=col ldc=4352, on h200, "
+                    "model seed, 1 configuration(s)\n# C3 A moves 2-byte vectors",
+                    0),
+            0u)
+      << s;
+  // B col: K = 1000 is B's contiguous extent too.
+  EXPECT_NE(s.find("\n# C3 B moves 2-byte vectors"), std::string::npos) << s;
+  EXPECT_NE(s.find("\ntriton.Config("), std::string::npos) << s;
 }
 
 TEST(Emit, ParseAndName) {

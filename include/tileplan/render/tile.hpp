@@ -36,6 +36,16 @@ std::string tile_csv(const TileReport& r);
 // One line of JSON (no trailing newline) in the tile_json schema, appended to out.
 void append_tile_json_line(const TileReport& r, std::string& out);
 
+// The problem's element types, e.g. "float8_e4m3 in, float16 out".
+std::string types_summary(const GemmProblem& p);
+// The problem's layouts and leading dimensions when any differs from the
+// default (both row, packed), e.g. "A=col B=row lda=4112"; empty otherwise.
+std::string layout_summary(const GemmProblem& p);
+// The flags that reproduce the problem's types, layouts and leading
+// dimensions where they are not the defaults, each after a space
+// (" --dtype bfloat16 --a-layout col"); empty for a default problem.
+std::string problem_flags(const GemmProblem& p);
+
 // The `device` object of the JSON schema.
 std::string device_json(const Device& d);
 

@@ -1,0 +1,326 @@
+// `tileplan tile` with input types, output types, layouts and leading
+// dimensions: --dtype, --out-dtype, --a-layout, --b-layout, --lda, --ldb,
+// --ldc, and shapes files whose lines carry a type and layouts.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "run_cli.hpp"
+
+namespace tileplan::test {
+namespace {
+
+using nlohmann::json;
+
+json run_json(const std::string& args) {
+  const CliResult r = run_cli(args + " --format json");
+  EXPECT_EQ(r.status, 0) << args << "\n" << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  return json::parse(r.out);
+}
+
+bool has_block_k(const json& report, int64_t block_k) {
+  for (const json& c : report["candidates"])
+    if (c["block_k"] == block_k) return true;
+  return false;
+}
+
+std::string write_file(const std::string& name, const std::string& content) {
+  const std::string path = "/tmp/tileplan_" + name + "_" + std::to_string(::getpid()) + ".txt";
+  std::ofstream f(path, std::ios::binary);
+  f << content;
+  return path;
+}
+
+std::vector<json> json_lines(const std::string& out) {
+  std::vector<json> objs;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) objs.push_back(json::parse(line));
+  return objs;
+}
+
+TEST(TypesCli, Fp8OnH200_BlockKMultipleOf32) {
+  // wgmma's K is 32 bytes of the input type: 16 for fp16, 32 for fp8. The
+  // default space holds block_K 16; fp16 keeps some, fp8 none.
+  const json fp16 = run_json("tile --topk 0");
+  ASSERT_TRUE(has_block_k(fp16, 16));
+  for (const char* type : {"float8_e4m3", "float8_e5m2"}) {
+    const json j = run_json(std::string("tile --topk 0 --dtype ") + type);
+    EXPECT_EQ(j["problem"]["dtype"], type);
+    EXPECT_EQ(j["problem"]["out_dtype"], "float16");  // fp8's default output type
+    EXPECT_EQ(j["problem"]["elem_bytes"], 1);
+    ASSERT_FALSE(j["candidates"].empty()) << type;
+    EXPECT_EQ(j["candidates"].size(), j["feasible"].get<size_t>());
+    for (const json& c : j["candidates"]) {
+      EXPECT_EQ(c["block_k"].get<int64_t>() % 32, 0) << c.dump();
+      // C1 with 1-byte elements: (block_M*block_K + block_K*block_N) * 1.
+      const int64_t bm = c["block_m"], bn = c["block_n"], bk = c["block_k"];
+      EXPECT_EQ(c["smem_per_stage_bytes"], bm * bk + bk * bn);
+    }
+  }
+}
+
+TEST(TypesCli, Tf32_BlockK8Allowed) {
+  // tf32: K is 32 bytes / 4 = 8, so block_K 8 passes C3; fp16 needs 16.
+  const std::string cfg = " --diagnose --block-m 128 --block-n 128 --block-k 8 --stages 3 --threads 256";
+  const json tf32 = run_json("tile --dtype tfloat32" + cfg);
+  const json& v = tf32["candidates"][0];
+  for (const json& f : v["failures"]) EXPECT_NE(f.get<std::string>().rfind("C3 ", 0), 0u) << f;
+  // 3 stages of (128*8 + 8*128) elements of 4 bytes = 3 * 8192 B.
+  EXPECT_EQ(v["smem_per_stage_bytes"], 8192);
+  EXPECT_EQ(v["smem_bytes"], 3 * 8192);
+  EXPECT_EQ(tf32["problem"]["out_dtype"], "float32");  // tfloat32's default output type
+  EXPECT_EQ(tf32["problem"]["elem_bytes"], 4);
+
+  const json fp16 = run_json("tile" + cfg);
+  bool c3 = false;
+  for (const json& f : fp16["candidates"][0]["failures"])
+    c3 |= f.get<std::string>() == "C3 block_K 8 must be a multiple of 16 for wgmma";
+  EXPECT_TRUE(c3) << fp16["candidates"][0]["failures"];
+
+  // In a sweep, tf32 keeps block_K 8 candidates and fp16 keeps none.
+  EXPECT_TRUE(has_block_k(run_json("tile --topk 0 --block-k 8,16 --dtype tfloat32"), 8));
+  EXPECT_FALSE(has_block_k(run_json("tile --topk 0 --block-k 8,16"), 8));
+}
+
+TEST(TypesCli, Fp8OnA100_NothingFeasibleAndSaysWhy) {
+  // The A100 is compute capability 8.0; fp8 tensor cores start at 8.9.
+  const CliResult text = run_cli("tile --device a100-sxm --instr mma --dtype float8_e4m3");
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("feasible 0 of 900"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("C3 float8_e4m3 has no tensor-core instruction on compute capability 8.0 "
+                          "(fp8 needs 8.9 or later)"),
+            std::string::npos)
+      << text.out;
+
+  const json j = run_json("tile --device a100-sxm --instr mma --dtype float8_e5m2");
+  EXPECT_EQ(j["feasible"], 0);
+  EXPECT_TRUE(j["candidates"].empty());
+
+  const json d = run_json("tile --device a100-sxm --instr mma --dtype float8_e4m3 --diagnose --block-k 64");
+  bool says = false;
+  for (const json& f : d["candidates"][0]["failures"])
+    says |= f.get<std::string>().find("fp8 needs 8.9") != std::string::npos;
+  EXPECT_TRUE(says) << d["candidates"][0]["failures"];
+  // No tensor-core rate, so no finite time: null in JSON (it once printed `inf`, which is not JSON).
+  EXPECT_TRUE(d["candidates"][0]["predicted_us"].is_null());
+  EXPECT_TRUE(d["candidates"][0]["time_bound"].is_null());
+  const CliResult dt = run_cli("tile --device a100-sxm --instr mma --dtype float8_e4m3 --diagnose --block-k 64");
+  EXPECT_EQ(dt.out.find("inf us"), std::string::npos) << dt.out;
+  const CliResult csv =
+      run_cli("tile --device a100-sxm --instr mma --dtype float8_e4m3 --diagnose --block-k 64 --format csv");
+  EXPECT_EQ(csv.out.find(",inf,"), std::string::npos) << csv.out;
+
+  // The same problem on the L40S (8.9) has candidates.
+  EXPECT_GT(run_json("tile --device l40s --instr mma --dtype float8_e4m3")["feasible"], 0);
+}
+
+TEST(TypesCli, KNotMultipleOf16_NarrowLoadWarning) {
+  // A row-major: K is A's contiguous extent; 1000 = 62*16 + 8, so A moves one
+  // 2-byte fp16 element per load. B (row: N = 4096 contiguous) and C stay 16-byte.
+  const CliResult text = run_cli("tile --k 1000");
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("\nwarning  C3 A moves 2-byte vectors: its leading dimension or contiguous extent is "
+                          "not a multiple of 16 elements (no cp.async, loads through registers)\n"),
+            std::string::npos)
+      << text.out;
+  EXPECT_EQ(text.out.find("C3 B moves"), std::string::npos) << text.out;
+  // Once, under the header: before the "feasible" line.
+  EXPECT_LT(text.out.find("warning  "), text.out.find("feasible "));
+  EXPECT_EQ(text.out.find("warning  ", text.out.find("warning  ") + 1), std::string::npos);
+
+  const json j = run_json("tile --k 1000 --topk 3");
+  const json& p = j["problem"];
+  EXPECT_EQ(p["vector_bytes_a"], 2);
+  EXPECT_EQ(p["vector_bytes_b"], 16);
+  EXPECT_EQ(p["aligned"], false);
+  ASSERT_EQ(p["warnings"].size(), 1u);
+  EXPECT_EQ(p["warnings"][0].get<std::string>().rfind("C3 A moves 2-byte vectors", 0), 0u);
+  ASSERT_EQ(j["candidates"].size(), 3u);
+  for (const json& c : j["candidates"]) {
+    EXPECT_EQ(c["vector_bytes_a"], 2);
+    EXPECT_EQ(c["vector_bytes_b"], 16);
+    EXPECT_EQ(c["aligned"], false);
+  }
+
+  // --diagnose prints the same line, text and JSON.
+  const CliResult diag = run_cli("tile --k 1000 --diagnose");
+  EXPECT_NE(diag.out.find("\nwarning  C3 A moves 2-byte vectors"), std::string::npos) << diag.out;
+  EXPECT_EQ(run_json("tile --k 1000 --diagnose")["problem"]["warnings"], p["warnings"]);
+}
+
+TEST(TypesCli, Layouts_SetTheContiguousExtent) {
+  // A column-major: M = 4096 is contiguous, so K = 1000 no longer narrows A.
+  const json a_col = run_json("tile --k 1000 --a-layout col --topk 1");
+  EXPECT_EQ(a_col["problem"]["a_layout"], "col");
+  EXPECT_EQ(a_col["problem"]["vector_bytes_a"], 16);
+  EXPECT_EQ(a_col["problem"]["aligned"], true);
+  EXPECT_TRUE(a_col["problem"]["warnings"].empty());
+  EXPECT_EQ(a_col["candidates"][0]["aligned"], true);
+  // B column-major (K-major): K = 1000 is B's contiguous extent now.
+  const json b_col = run_json("tile --k 1000 --a-layout col --b-layout col --topk 1");
+  EXPECT_EQ(b_col["problem"]["b_layout"], "col");
+  EXPECT_EQ(b_col["problem"]["vector_bytes_b"], 2);
+  EXPECT_EQ(b_col["candidates"][0]["vector_bytes_b"], 2);
+  ASSERT_EQ(b_col["problem"]["warnings"].size(), 1u);
+  EXPECT_EQ(b_col["problem"]["warnings"][0].get<std::string>().rfind("C3 B moves 2-byte vectors", 0), 0u);
+
+  const CliResult text = run_cli("tile --k 1000 --a-layout col --b-layout col --topk 1");
+  EXPECT_NE(text.out.find("A=col B=col"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("--a-layout col --b-layout col"), std::string::npos) << text.out;
+}
+
+TEST(TypesCli, Fp8BRowMajor_WarnsOnce) {
+  // fp8 wgmma reads B K-major: the default B (row, N contiguous) is transposed on chip.
+  const json row = run_json("tile --dtype float8_e4m3 --topk 1");
+  ASSERT_EQ(row["problem"]["warnings"].size(), 1u);
+  EXPECT_NE(row["problem"]["warnings"][0].get<std::string>().find("fp8 B is stored N-contiguous"), std::string::npos);
+  EXPECT_TRUE(run_json("tile --dtype float8_e4m3 --b-layout col --topk 1")["problem"]["warnings"].empty());
+}
+
+TEST(TypesCli, LeadingDimensions_InEffectAndDivisibility) {
+  // 4112 = 257*16: still 16-byte vectors; 4100 = 256*16 + 4: one element.
+  const json padded = run_json("tile --lda 4112 --ldb 4160 --ldc 8192 --topk 1");
+  EXPECT_EQ(padded["problem"]["lda"], 4112);
+  EXPECT_EQ(padded["problem"]["ldb"], 4160);
+  EXPECT_EQ(padded["problem"]["ldc"], 8192);
+  EXPECT_EQ(padded["problem"]["aligned"], true);
+  const json odd = run_json("tile --lda 4100 --topk 1");
+  EXPECT_EQ(odd["problem"]["vector_bytes_a"], 2);
+  EXPECT_EQ(odd["candidates"][0]["vector_bytes_a"], 2);
+  EXPECT_EQ(odd["problem"]["aligned"], false);
+  // Packed (the default) reports the contiguous extent in effect.
+  EXPECT_EQ(run_json("tile --k 1000 --topk 1")["problem"]["lda"], 1000);
+
+  const CliResult text = run_cli("tile --lda 4100 --topk 1");
+  EXPECT_NE(text.out.find("A=row B=row lda=4100"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("--lda 4100"), std::string::npos) << text.out;  // the next: line reproduces it
+}
+
+TEST(TypesCli, Bf16AndOutDtype_InHeaderAndJson) {
+  const CliResult text = run_cli("tile --dtype bfloat16 --out-dtype float32 --topk 2");
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_EQ(text.out.rfind("problem  4096x4096x4096 (MxNxK)  bfloat16 in, float32 out, fp32 accumulate  instr=wgmma", 0),
+            0u)
+      << text.out;
+  EXPECT_NE(text.out.find("next: tileplan tile --diagnose --m 4096 --n 4096 --k 4096 --dtype bfloat16 --out-dtype "
+                          "float32 --instr wgmma"),
+            std::string::npos)
+      << text.out;
+
+  const json j = run_json("tile --dtype bfloat16 --topk 1");
+  EXPECT_EQ(j["problem"]["dtype"], "bfloat16");
+  EXPECT_EQ(j["problem"]["out_dtype"], "bfloat16");  // a 16-bit type's default output is itself
+  EXPECT_EQ(j["problem"]["elem_bytes"], 2);
+  // float32 C: 16 elements of 4 bytes exceed a 16-byte vector, so C still moves 16 bytes.
+  EXPECT_EQ(run_json("tile --dtype bfloat16 --out-dtype float32 --topk 1")["problem"]["vector_bytes_c"], 16);
+}
+
+TEST(TypesCli, DefaultProblem_NoWarningsAndAligned) {
+  const json j = run_json("tile --topk 2");
+  EXPECT_TRUE(j["problem"]["warnings"].empty());
+  EXPECT_EQ(j["problem"]["dtype"], "float16");
+  for (const json& c : j["candidates"]) {
+    EXPECT_EQ(c["vector_bytes_a"], 16);
+    EXPECT_EQ(c["vector_bytes_b"], 16);
+    EXPECT_EQ(c["aligned"], true);
+  }
+  const CliResult text = run_cli("tile --topk 2");
+  EXPECT_EQ(text.out.rfind("problem  4096x4096x4096 (MxNxK)  fp16 in, fp32 accumulate  instr=wgmma", 0), 0u);
+  EXPECT_EQ(text.out.find("warning"), std::string::npos);
+  // Naming the defaults changes nothing.
+  EXPECT_EQ(run_cli("tile --topk 2 --dtype float16 --out-dtype float16 --a-layout row --b-layout row --lda 0").out,
+            text.out);
+}
+
+TEST(TypesCli, Diagnose_InstructionShapeOfTheType) {
+  const CliResult r = run_cli("tile --diagnose --dtype float8_e4m3 --block-k 64");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("block a multiple of 64x8x32, threads of 128"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("float8_e4m3 in, float16 out"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("warning  C3 fp8 B is stored N-contiguous"), std::string::npos) << r.out;
+}
+
+TEST(TypesCli, EmitCarriesTheTypes) {
+  const CliResult tl = run_cli("tile --dtype float8_e4m3 --b-layout col --emit tilelang --topk 2");
+  ASSERT_EQ(tl.status, 0) << tl.err;
+  // Two dicts, each with the TileLang dtype strings.
+  std::size_t dicts = 0;
+  for (std::size_t at = 0; (at = tl.out.find("\"in_dtype\": \"float8_e4m3\", \"out_dtype\": \"float16\", "
+                                             "\"accum_dtype\": \"float32\"}",
+                                             at)) != std::string::npos;
+       ++at)
+    ++dicts;
+  EXPECT_EQ(dicts, 2u) << tl.out;
+  EXPECT_NE(tl.out.find("float8_e4m3 in, float16 out, A=row B=col"), std::string::npos) << tl.out;
+
+  // tf32 operands are float32 in memory: TileLang takes "float32" and multiplies in tf32.
+  const CliResult tf = run_cli("tile --dtype tfloat32 --emit tilelang --topk 1");
+  EXPECT_NE(tf.out.find("\"in_dtype\": \"float32\", \"out_dtype\": \"float32\", \"accum_dtype\": \"float32\""),
+            std::string::npos)
+      << tf.out;
+
+  const CliResult tr = run_cli("tile --dtype bfloat16 --emit triton --topk 1");
+  ASSERT_EQ(tr.status, 0) << tr.err;
+  EXPECT_EQ(tr.out.rfind("# tileplan: 4096x4096x4096 (MxNxK) bfloat16 in, bfloat16 out, on h200", 0), 0u) << tr.out;
+  // Problem warnings come along as comments.
+  const CliResult warned = run_cli("tile --k 1000 --emit triton --topk 1");
+  EXPECT_NE(warned.out.find("\n# C3 A moves 2-byte vectors"), std::string::npos) << warned.out;
+}
+
+TEST(TypesCli, Shapes_MixedTypesOneLineEach) {
+  const std::string path = write_file("mixed_shapes",
+                                      "# a model's GEMMs\n"
+                                      "4096 4096 4096\n"
+                                      "4096,4096,4096,bfloat16\n"
+                                      "4096 4096 4096 float8_e4m3 row col  # K-major B\n"
+                                      "1024 1024 1000 tfloat32 col\n"
+                                      "128 4096 1000 float16 row row\n");
+  const CliResult r = run_cli("tile --shapes " + path + " --topk 3");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::vector<json> objs = json_lines(r.out);
+  ASSERT_EQ(objs.size(), 5u);
+  const char* types[] = {"float16", "bfloat16", "float8_e4m3", "tfloat32", "float16"};
+  const char* outs[] = {"float16", "bfloat16", "float16", "float32", "float16"};
+  for (std::size_t i = 0; i < objs.size(); ++i) {
+    EXPECT_EQ(objs[i]["problem"]["dtype"], types[i]) << i;
+    EXPECT_EQ(objs[i]["problem"]["out_dtype"], outs[i]) << i;
+    EXPECT_FALSE(objs[i]["candidates"].empty()) << i;
+  }
+  EXPECT_EQ(objs[2]["problem"]["b_layout"], "col");
+  EXPECT_TRUE(objs[2]["problem"]["warnings"].empty());  // K-major fp8 B: nothing to warn
+  for (const json& c : objs[2]["candidates"]) EXPECT_EQ(c["block_k"].get<int64_t>() % 32, 0);
+  EXPECT_EQ(objs[3]["problem"]["a_layout"], "col");
+  EXPECT_EQ(objs[3]["problem"]["b_layout"], "row");
+  // A col: M = 1024 contiguous, aligned; B row: N = 1024; so K = 1000 narrows nothing.
+  EXPECT_EQ(objs[3]["problem"]["aligned"], true);
+  // A row, K = 1000: 2-byte loads.
+  EXPECT_EQ(objs[4]["problem"]["vector_bytes_a"], 2);
+  EXPECT_EQ(objs[4]["candidates"][0]["vector_bytes_a"], 2);
+  std::remove(path.c_str());
+}
+
+TEST(TypesCli, Shapes_FlagsAreTheLinesDefaults) {
+  const std::string path = write_file("default_shapes", "4096 4096 4096\n4096 4096 4096 float8_e5m2\n");
+  const CliResult r =
+      run_cli("tile --shapes " + path + " --topk 1 --dtype bfloat16 --out-dtype float32 --b-layout col --ldc 4224");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::vector<json> objs = json_lines(r.out);
+  ASSERT_EQ(objs.size(), 2u);
+  EXPECT_EQ(objs[0]["problem"]["dtype"], "bfloat16");
+  EXPECT_EQ(objs[1]["problem"]["dtype"], "float8_e5m2");
+  for (const json& o : objs) {
+    EXPECT_EQ(o["problem"]["out_dtype"], "float32");
+    EXPECT_EQ(o["problem"]["b_layout"], "col");
+    EXPECT_EQ(o["problem"]["ldc"], 4224);
+  }
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace tileplan::test
