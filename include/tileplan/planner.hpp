@@ -91,8 +91,8 @@ class Planner {
     std::vector<TileCosts> costs;   // calibrated: the prediction's shape-independent part, per feasible
     TimeConstants time;             // the family's, for the class's input type
   };
-  // DType x (A narrow, A through registers, B narrow, B through registers, C narrow)
-  static constexpr std::size_t kTableSlots = 6 * 32;
+  // input DType x output type x (A narrow, A through registers, B narrow, B through registers, C narrow, B col)
+  static constexpr std::size_t kTableSlots = 6 * 3 * 64;
   struct Tables {
     std::array<std::atomic<const Table*>, kTableSlots> ready{};
     std::array<std::unique_ptr<Table>, kTableSlots> owned;

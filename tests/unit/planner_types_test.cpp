@@ -24,6 +24,8 @@ std::vector<GemmProblem> mixed_problems() {
         GemmProblem p{.m = 2048, .n = 4096, .k = k, .dtype = t};
         p.b_layout = b;
         out.push_back(p);
+        p.out_dtype = DType::float32;  // C's type changes the epilogue's bytes
+        out.push_back(p);
       }
   return out;
 }
