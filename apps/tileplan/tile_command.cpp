@@ -257,7 +257,7 @@ void run(const CLI::App& app, TileFlags fl) {
     report.candidates.push_back(*v);
     report.feasible_count = report.candidates.front().feasible() ? 1 : 0;
   } else {
-    const SearchSpace defaults;
+    const SearchSpace defaults = *model == Model::seed ? SearchSpace{} : calibrated_space();
     SearchSpace space{pick(app, "--block-m", fl.block_m, defaults.block_m),
                       pick(app, "--block-n", fl.block_n, defaults.block_n),
                       pick(app, "--block-k", fl.block_k, defaults.block_k),

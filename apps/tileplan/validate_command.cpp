@@ -1,6 +1,7 @@
 // tileplan validate: score the calibrated model and the seed model on
 // recorded measurements, shape by shape; optionally fail (exit 1) when the
 // calibrated model misses a threshold.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -22,6 +23,7 @@ struct ValidateFlags {
   DeviceFlags device;
   std::string format = "text";
   std::string max_top1_geomean, max_top1_worst, max_top5_geomean;
+  std::string classes;
   std::string output;
 };
 
@@ -51,17 +53,39 @@ void run(const CLI::App& app, const ValidateFlags& fl) {
                        threshold(app, "--max-top5-geomean", fl.max_top5_geomean)};
   const Device dev = fl.device.resolve();
 
+  std::vector<std::string> only;
+  if (app.count("--class")) {
+    for (std::size_t start = 0; start <= fl.classes.size();) {
+      const std::size_t comma = std::min(fl.classes.find(',', start), fl.classes.size());
+      const std::string c = fl.classes.substr(start, comma - start);
+      const std::optional<GemmProblem> probe = parse_shape("16x16x16:" + c.substr(0, c.rfind(':')));
+      const std::string flags = c.rfind(':') == std::string::npos ? "" : c.substr(c.rfind(':') + 1);
+      if (!probe || flags.size() != 3 || (flags[0] != 'M' && flags[0] != 'm') || (flags[1] != 'N' && flags[1] != 'n') ||
+          (flags[2] != 'K' && flags[2] != 'k'))
+        throw UsageError(fmt::format("--class '{}' is not a class DTYPE:LL:MNK (e.g. float16:rr:MNk; upper case = a "
+                                     "multiple of 16)", c));
+      only.push_back(c);
+      start = comma + 1;
+    }
+  }
   std::vector<Dataset> sets;
   for (const std::string& dir : fl.datasets) {
     Result<Dataset> d = load_dataset(dir);
     require(d.status());
+    if (!only.empty())
+      std::erase_if(d->shapes, [&](const MeasuredShape& m) {
+        return std::find(only.begin(), only.end(), problem_class(m.problem)) == only.end();
+      });
     sets.push_back(std::move(d).value());
   }
   Result<ValidationReport> validated = validate(dev, sets, split, *family);
   require(validated.status());
   const ValidationReport& result = *validated;
   if (result.shapes.empty())
-    throw UsageError(fmt::format("--split {}: no shape of the given datasets is in that split (split.json)", fl.split));
+    throw UsageError(only.empty()
+                         ? fmt::format("--split {}: no shape of the given datasets is in that split (split.json)", fl.split)
+                         : fmt::format("--split {} --class {}: no shape of the given datasets is in that split and "
+                                       "those classes", fl.split, fl.classes));
 
   const render::ValidateReport rep{&result, fl.datasets, split, family->name, dev.name, t};
   emit(fl.format == "json" ? render::validate_json(rep) : render::validate_text(rep), fl.output);
@@ -82,6 +106,8 @@ void register_validate(CLI::App& app) {
   cmd->add_option("--family-file", fl->family_file, "kernel family of the calibrated model, from a family file");
   fl->device.add_to(*cmd, false);
   cmd->add_option("--format", fl->format, "text or json")->default_val("text")->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--class", fl->classes,
+                  "score only cases of these classes: comma list of DTYPE:LL:MNK (e.g. float16:rr:MNk)");
   cmd->add_option("--max-top1-geomean", fl->max_top1_geomean, "exit 1 if the top-1 regret geomean exceeds X");
   cmd->add_option("--max-top1-worst", fl->max_top1_worst, "exit 1 if the worst top-1 regret exceeds X");
   cmd->add_option("--max-top5-geomean", fl->max_top5_geomean, "exit 1 if the top-5 regret geomean exceeds X");

@@ -165,6 +165,14 @@ struct SearchSpace {
   std::vector<int64_t> stages{2, 3, 4};
   std::vector<int64_t> threads{128, 256, 512};
 };
+// The calibrated model's default space: the reference's, with 5 stages too
+// (measured winners use 5: 64x64x128 for small M, 256x128x64 for large fp8).
+inline SearchSpace calibrated_space() {
+  SearchSpace s;
+  s.stages = {2, 3, 4, 5};
+  return s;
+}
+
 // The most configurations one sweep walks (after repeats are removed).
 inline constexpr std::size_t kMaxSearchSpace = std::size_t{1} << 20;
 // The number of distinct configurations, once each list is sorted and its

@@ -134,8 +134,9 @@ std::string validate_text(const ValidateReport& rep) {
     if (t.top1_geomean) fmt::format_to(o, " top-1 geomean <= {}", *t.top1_geomean);
     if (t.top1_worst) fmt::format_to(o, " top-1 worst <= {}", *t.top1_worst);
     if (t.top5_geomean) fmt::format_to(o, " top-5 geomean <= {}", *t.top5_geomean);
-    fmt::format_to(o, ": {}{}\n", threshold_miss(r, t) ? "MISSED" : "met",
-                   r.groups.size() > 1 ? " (overall and in every class)" : "");
+    const std::optional<std::string> miss = threshold_miss(r, t);
+    fmt::format_to(o, ": {}\n", miss ? "MISSED (" + *miss + ")"
+                                      : r.groups.size() > 1 ? "met (overall and in every class)" : "met");
   }
   return s;
 }

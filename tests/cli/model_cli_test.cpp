@@ -123,6 +123,40 @@ TEST(ModelCli, Validate_HeldOutMeetsCommittedThresholds) {
   EXPECT_EQ(count_lines(r.out), 22 + 8) << r.out;                    // 22 shapes, headings, summaries
 }
 
+// The CI gate for input types, layouts and divisibility classes: every
+// held-out case of v5a/v5b (never fitted on) and v6 (measured after the
+// constants were frozen) in the classes where the model meets the committed
+// thresholds, checked overall and class by class.
+constexpr const char* kGatedClasses =
+    "bfloat16:rr:MNK,float8_e4m3:rc:MNK,float16:rr:mNK,float16:rr:MnK,float16:rr:MNk,float16:cr:mNK,float16:cr:MNK";
+TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
+  const CliResult r = run_cli("validate " + source_path("data/h200-triton-v5a") + " " +
+                              source_path("data/h200-triton-v5b") + " " + source_path("data/h200-triton-v6") +
+                              " --split heldout --class " + kGatedClasses +
+                              " --max-top1-geomean 1.03 --max-top1-worst 1.10 --max-top5-geomean 1.01");
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("met (overall and in every class)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("shapes 30:"), std::string::npos) << r.out;  // 14 of v5a/v5b + 16 of v6
+  for (const char* c : {"bfloat16:rr:MNK\n", "float8_e4m3:rc:MNK\n", "float16:rr:MnK\n", "float16:rr:MNk\n"})
+    EXPECT_NE(r.out.find(c), std::string::npos) << c;
+}
+
+// The classes where the frozen model misses the thresholds (docs/model.md §6:
+// tf32, all three dimensions not multiples of 16, B column-major): they must
+// keep missing the committed thresholds (a fix moves them into the gate
+// above) and must not get worse than measured when the constants were frozen.
+constexpr const char* kKnownMisses = "tfloat32:rr:MNK,float16:rr:mnk,float16:rc:MNk,float16:rc:MNK";
+TEST(ModelCli, Validate_KnownMisses_StayBounded) {
+  const std::string data = source_path("data/h200-triton-v5a") + " " + source_path("data/h200-triton-v5b") + " " +
+                           source_path("data/h200-triton-v6") + " --split heldout --class " + kKnownMisses;
+  const CliResult miss = run_cli("validate " + data + " --max-top1-geomean 1.03 --max-top1-worst 1.10");
+  EXPECT_EQ(miss.status, 1) << miss.out << miss.err;
+  const CliResult bound =
+      run_cli("validate " + data + " --max-top1-geomean 1.91 --max-top1-worst 3.74 --max-top5-geomean 1.40");
+  EXPECT_EQ(bound.status, 0) << bound.out << bound.err;
+  EXPECT_NE(bound.out.find("shapes 12:"), std::string::npos) << bound.out;
+}
+
 TEST(ModelCli, Validate_MissedThresholdExitsOne) {
   const CliResult r = run_cli("validate " + source_path("data/h200-triton-v2") + " --split heldout --max-top1-worst 1.0");
   EXPECT_EQ(r.status, 1);

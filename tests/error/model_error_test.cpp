@@ -36,7 +36,17 @@ INSTANTIATE_TEST_SUITE_P(
                                "must be at least 1"},
                       BadInput{"validate " + source_path("data/h200-triton-v2") + " --format csv", "--format"},
                       BadInput{"validate " + source_path("data/h200-triton") + " --split heldout", "--split heldout"},
-                      BadInput{"validate " + source_path("data/h200-triton") + " --device h300", "--device"}),
+                      BadInput{"validate " + source_path("data/h200-triton") + " --device h300", "--device"},
+                      BadInput{"validate " + source_path("data/h200-triton-v6") + " --class float7:rr:MNK",
+                               "--class 'float7:rr:MNK' is not a class DTYPE:LL:MNK"},
+                      BadInput{"validate " + source_path("data/h200-triton-v6") + " --class float16:rx:MNK",
+                               "--class 'float16:rx:MNK'"},
+                      BadInput{"validate " + source_path("data/h200-triton-v6") + " --class float16:rr:MN",
+                               "--class 'float16:rr:MN'"},
+                      BadInput{"validate " + source_path("data/h200-triton-v6") + " --class float16:rr:MNK,",
+                               "--class ''"},
+                      BadInput{"validate " + source_path("data/h200-triton-v6") + " --class float16:rr:mnK",
+                               "no shape of the given datasets is in that split and those classes"}),
     [](const ::testing::TestParamInfo<BadInput>& info) { return "Case" + std::to_string(info.index); });
 
 // A malformed line of a dataset is named by file and line.
