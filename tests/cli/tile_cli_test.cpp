@@ -108,10 +108,14 @@ TEST(TileCli, Devices_ListsPresetsWithSources) {
 TEST(TileCli, Help_ExitsZero) { EXPECT_EQ(run_cli("tile --help").status, 0); }
 
 TEST(TileCli, RepeatedValues_CountOnce) {
-  // 128,128,128 is one block_M: 1 x 5 x 4 x 3 x 3 = 180 configurations (not 540).
+  // 128,128,128 is one block_M: 1 x 5 x 4 x 4 x 3 = 240 configurations (not
+  // 720) in the calibrated default space (stages 2-5); 180 in the seed's (2-4).
   const CliResult r = run_cli("tile --format json --block-m 128,128,128");
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(json::parse(r.out)["space_size"], 180);
+  EXPECT_EQ(json::parse(r.out)["space_size"], 240);
+  const CliResult seed = run_cli("tile --format json --model seed --block-m 128,128,128");
+  ASSERT_EQ(seed.status, 0) << seed.err;
+  EXPECT_EQ(json::parse(seed.out)["space_size"], 180);
 }
 
 TEST(TileCli, KBelowEveryBlockK_SaysSo) {
