@@ -64,32 +64,9 @@ struct LdRule {
   int64_t ld, contiguous, rows, bytes;
 };
 
-OperandAccess access_of(int64_t ld, int64_t contiguous, int64_t elem_bytes) {
-  OperandAccess o;
-  o.ld = ld > 0 ? ld : contiguous;
-  o.contiguous_extent = contiguous;
-  o.ld_divisible = o.ld % kDivisibility == 0;
-  o.extent_divisible = contiguous % kDivisibility == 0;
-  o.vector_bytes = o.ld_divisible && o.extent_divisible ? std::min(kMaxVectorBytes, kDivisibility * elem_bytes)
-                                                        : elem_bytes;
-  o.async_copy = o.vector_bytes >= 4;
-  return o;
-}
 
 }  // namespace
 
-ProblemAccess problem_access(const GemmProblem& p) {
-  ProblemAccess r;
-  const int64_t e = p.elem_bytes();
-  r.a = access_of(p.lda, p.a_layout == Layout::row ? p.k : p.m, e);
-  r.b = access_of(p.ldb, p.b_layout == Layout::row ? p.n : p.k, e);
-  r.c = access_of(p.ldc, p.n, p.out_bytes());
-  r.a.through_registers = !r.a.async_copy;
-  r.b.through_registers = !r.b.async_copy || (is_fp8(p.dtype) && p.b_layout == Layout::row);
-  r.aligned = r.a.vector_bytes == kMaxVectorBytes && r.b.vector_bytes == kMaxVectorBytes &&
-              r.c.vector_bytes == kMaxVectorBytes;
-  return r;
-}
 
 Status check_problem(const GemmProblem& p) {
   const std::pair<const char*, int64_t> dims[] = {{"m", p.m}, {"n", p.n}, {"k", p.k}};

@@ -126,13 +126,28 @@ std::size_t Planner::slot_of(const GemmProblem& p) {
 }
 
 const Planner::Table& Planner::table_for(const GemmProblem& p) const {
-  const std::size_t slot = slot_of(p);
-  if (const Table* t = tables_->ready[slot].load(std::memory_order_acquire)) return *t;
-  std::lock_guard<std::mutex> lock(tables_->build);
-  if (const Table* t = tables_->ready[slot].load(std::memory_order_acquire)) return *t;
-  tables_->owned[slot] = std::make_unique<Table>(build_table(p));
-  tables_->ready[slot].store(tables_->owned[slot].get(), std::memory_order_release);
-  return *tables_->owned[slot];
+  const std::size_t key = slot_of(p);
+  Tables& t = *tables_;
+  const std::size_t n = t.published.load(std::memory_order_acquire);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Entry* e = t.fast[i].load(std::memory_order_relaxed);
+    if (e->key == key) return e->table;
+  }
+  std::lock_guard<std::mutex> lock(t.build);
+  const std::size_t m = t.published.load(std::memory_order_relaxed);
+  for (std::size_t i = 0; i < m; ++i)
+    if (const Entry* e = t.fast[i].load(std::memory_order_relaxed); e->key == key) return e->table;
+  for (const Entry* e : t.overflow)
+    if (e->key == key) return e->table;
+  t.owned.push_back(std::make_unique<Entry>(Entry{key, build_table(p)}));
+  const Entry* e = t.owned.back().get();
+  if (m < kFastTables) {
+    t.fast[m].store(e, std::memory_order_relaxed);
+    t.published.store(m + 1, std::memory_order_release);
+  } else {
+    t.overflow.push_back(e);
+  }
+  return e->table;
 }
 
 Planner::Table Planner::build_table(const GemmProblem& p) const {

@@ -132,8 +132,35 @@ struct ProblemAccess {
 inline constexpr int64_t kDivisibility = 16;
 // The widest load or store one thread issues (sm_80 and later: 128 bits).
 inline constexpr int64_t kMaxVectorBytes = 16;
-// A checked problem's access (precondition: check_problem(p).ok()).
-ProblemAccess problem_access(const GemmProblem& p);
+namespace detail {
+inline OperandAccess access_of(int64_t ld, int64_t contiguous, int64_t elem_bytes) {
+  OperandAccess o;
+  o.ld = ld > 0 ? ld : contiguous;
+  o.contiguous_extent = contiguous;
+  o.ld_divisible = o.ld % kDivisibility == 0;
+  o.extent_divisible = contiguous % kDivisibility == 0;
+  o.vector_bytes = o.ld_divisible && o.extent_divisible
+                       ? (kDivisibility * elem_bytes < kMaxVectorBytes ? kDivisibility * elem_bytes : kMaxVectorBytes)
+                       : elem_bytes;
+  o.async_copy = o.vector_bytes >= 4;
+  return o;
+}
+}  // namespace detail
+
+// A checked problem's access (precondition: check_problem(p).ok()). Inline:
+// the sweep asks for it per configuration.
+inline ProblemAccess problem_access(const GemmProblem& p) {
+  ProblemAccess r;
+  const int64_t e = p.elem_bytes();
+  r.a = detail::access_of(p.lda, p.a_layout == Layout::row ? p.k : p.m, e);
+  r.b = detail::access_of(p.ldb, p.b_layout == Layout::row ? p.n : p.k, e);
+  r.c = detail::access_of(p.ldc, p.n, p.out_bytes());
+  r.a.through_registers = !r.a.async_copy;
+  r.b.through_registers = !r.b.async_copy || (is_fp8(p.dtype) && p.b_layout == Layout::row);
+  r.aligned = r.a.vector_bytes == kMaxVectorBytes && r.b.vector_bytes == kMaxVectorBytes &&
+              r.c.vector_bytes == kMaxVectorBytes;
+  return r;
+}
 struct TileConfig {
   int64_t block_m = 128, block_n = 128, block_k = 32, stages = 3, threads = 256;
   Instr instr = Instr::wgmma;

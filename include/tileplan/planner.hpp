@@ -91,12 +91,20 @@ class Planner {
     std::vector<TileCosts> costs;   // calibrated: the prediction's shape-independent part, per feasible
     TimeConstants time;             // the family's, for the class's input type
   };
-  // input DType x output type x (A narrow, A through registers, B narrow, B through registers, C narrow, B col)
-  static constexpr std::size_t kTableSlots = 6 * 3 * 64;
+  // Published tables, found by their class key without a lock: a planner
+  // serves few classes (a model's GEMMs use one or two types), so a short
+  // array scanned in order; past it, a map read under the lock.
+  struct Entry {
+    std::size_t key;
+    Table table;
+  };
+  static constexpr std::size_t kFastTables = 16;
   struct Tables {
-    std::array<std::atomic<const Table*>, kTableSlots> ready{};
-    std::array<std::unique_ptr<Table>, kTableSlots> owned;
+    std::array<std::atomic<const Entry*>, kFastTables> fast{};
+    std::atomic<std::size_t> published{0};
     std::mutex build;
+    std::vector<std::unique_ptr<Entry>> owned;
+    std::vector<const Entry*> overflow;  // under `build`
   };
   static std::size_t slot_of(const GemmProblem& p);
   const Table& table_for(const GemmProblem& p) const;
