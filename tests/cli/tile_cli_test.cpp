@@ -108,11 +108,12 @@ TEST(TileCli, Devices_ListsPresetsWithSources) {
 TEST(TileCli, Help_ExitsZero) { EXPECT_EQ(run_cli("tile --help").status, 0); }
 
 TEST(TileCli, RepeatedValues_CountOnce) {
-  // 128,128,128 is one block_M: 1 x 5 x 4 x 4 x 3 = 240 configurations (not
-  // 720) in the calibrated default space (stages 2-5); 180 in the seed's (2-4).
+  // 128,128,128 is one block_M: 1 x 5 x 4 x 4 x 2 = 160 configurations (not
+  // 480) in the calibrated default space (stages 2-5, 128 or 256 threads);
+  // 1 x 5 x 4 x 3 x 3 = 180 in the seed's (the reference's).
   const CliResult r = run_cli("tile --format json --block-m 128,128,128");
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(json::parse(r.out)["space_size"], 240);
+  EXPECT_EQ(json::parse(r.out)["space_size"], 160);
   const CliResult seed = run_cli("tile --format json --model seed --block-m 128,128,128");
   ASSERT_EQ(seed.status, 0) << seed.err;
   EXPECT_EQ(json::parse(seed.out)["space_size"], 180);
