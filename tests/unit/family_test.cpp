@@ -92,6 +92,28 @@ TEST(Family, EveryRule_IsAnErrorNamingTheKey) {
       {"/time/constants/spill_factor/value", 0.5, false, "spill_factor 0.5 must be at least 1"},
       {"/time/constants/mma_n_half/value", -1, false, "mma_n_half -1 must be a finite number between 0 and 1e9"},
       {"/input_types", json::array({1}), false, "'input_types' must be a list of strings"},
+      {"/time/constants/narrow_access_cycles", nullptr, true, "'time.constants.narrow_access_cycles' is missing"},
+      {"/registers/constants/per_register_element/value", "2", false,
+       "'registers.constants.per_register_element.value' must be a number"},
+      // Per input type: a section of the file like the others, every rule named.
+      {"/by_input_type", json::array(), false, "'by_input_type' must be an object, not a list"},
+      {"/by_input_type/float7", json::object({{"fitted_on", "x"}}), false,
+       "'by_input_type.float7' is not an input type: one of float16, bfloat16"},
+      {"/by_input_type/float32", json::object({{"fitted_on", "x"}}), false, "'by_input_type.float32' is not an input type"},
+      {"/by_input_type/float8_e4m3", 5, false, "'by_input_type.float8_e4m3' must be an object, not an integer"},
+      {"/by_input_type/float8_e4m3/fitted_on", nullptr, true, "'by_input_type.float8_e4m3.fitted_on' is missing"},
+      {"/by_input_type/float8_e4m3/colour", "red", false,
+       "'by_input_type.float8_e4m3.colour' is not one of fitted_on, registers, time"},
+      {"/by_input_type/float8_e4m3/registers/extra", json::object({{"value", 1}}), false,
+       "'by_input_type.float8_e4m3.registers.extra' is not a constant of this section"},
+      {"/by_input_type/float8_e4m3/time/launch_us", json::object({{"value", "x"}}), false,
+       "'by_input_type.float8_e4m3.time.launch_us.value' must be a number"},
+      {"/by_input_type/float8_e4m3/time/launch_us", 3, false,
+       "'by_input_type.float8_e4m3.time.launch_us' must be an object"},
+      {"/by_input_type/float8_e4m3/time/spill_factor", json::object({{"value", 0.5}}), false,
+       "spill_factor 0.5 must be at least 1: spilling never speeds a kernel up (for float8_e4m3)"},
+      {"/by_input_type/tfloat32/registers/base", json::object({{"value", 1e300}}), false,
+       "base 1e+300 must be a finite number of magnitude at most 1000000 (for tfloat32)"},
   };
   for (const BadFamily& c : cases) {
     json j = good;
@@ -105,6 +127,38 @@ TEST(Family, EveryRule_IsAnErrorNamingTheKey) {
     EXPECT_EQ(f.error().message.rfind("family case.json: ", 0), 0u) << f.error().message;
     EXPECT_NE(f.error().message.find(c.expect), std::string::npos) << c.pointer << ": " << f.error().message;
   }
+}
+
+TEST(Family, TypeOverrides_ReplaceOnlyTheirConstants) {
+  const KernelFamily& f = default_family();
+  ASSERT_FALSE(f.by_input_type.empty());
+  // bfloat16 has no section: the family's own constants.
+  EXPECT_EQ(to_array(time_for(f, DType::bfloat16)), to_array(f.time));
+  EXPECT_EQ(to_array(registers_for(f, DType::bfloat16)), to_array(f.regs));
+  for (const TypeConstants& c : f.by_input_type) {
+    const auto base = to_array(f.time), typed = to_array(time_for(f, c.dtype));
+    std::size_t overridden = 0;
+    for (std::size_t i = 0; i < kTimeConstantCount; ++i) {
+      if (c.time[i]) {
+        EXPECT_EQ(typed[i], *c.time[i]) << to_string(c.dtype) << " " << time_constant_info()[i].name;
+        ++overridden;
+      } else {
+        EXPECT_EQ(typed[i], base[i]) << to_string(c.dtype) << " " << time_constant_info()[i].name;
+      }
+    }
+    EXPECT_GT(overridden, 0u) << to_string(c.dtype);
+  }
+  // A type twice is refused by the checker (a file cannot say it: JSON keys are unique).
+  KernelFamily twice = f;
+  twice.by_input_type.push_back(twice.by_input_type.front());
+  const Status s = check_family(twice);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().param, "by_input_type");
+  EXPECT_NE(s.error().message.find("twice"), std::string::npos) << s.error().message;
+  // An enumerator outside DType is refused, not read.
+  KernelFamily odd = f;
+  odd.by_input_type.front().dtype = static_cast<DType>(99);
+  ASSERT_FALSE(check_family(odd).ok());
 }
 
 TEST(Family, Files_UnreadableDirectoryAndTooLarge) {
