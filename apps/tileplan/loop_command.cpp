@@ -20,26 +20,6 @@ const std::initializer_list<std::pair<std::string_view, std::string_view>> kLoop
     {"list_points", "--points"},
 };
 
-// A user's word in a one-line message: 'text', control characters and
-// backslashes escaped (\n, \t, \\, \xNN).
-std::string escaped_word(std::string_view text) {
-  std::string out = "'";
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '\\')
-      out += "\\\\";
-    else if (c == '\n')
-      out += "\\n";
-    else if (c == '\t')
-      out += "\\t";
-    else if (u < 0x20 || u == 0x7f)
-      out += fmt::format("\\x{:02x}", u);
-    else
-      out += c;
-  }
-  return out + "'";
-}
-
 struct LoopFlags {
   std::vector<std::string> extents{"128", "32"};
   std::string threads = "128";
@@ -91,9 +71,9 @@ void run(const CLI::App& app, const LoopFlags& fl) {
   require(plan.status(), kLoopFlags);
 
   const std::optional<ElementType> dtype = find_dtype(fl.dtype);
-  if (!dtype) throw UsageError(fmt::format("--dtype {} is not one of: {}", escaped_word(fl.dtype), dtype_names()));
+  if (!dtype) throw UsageError(fmt::format("--dtype '{}' is not one of: {}", fl.dtype, dtype_names()));
   const std::optional<MemoryScope> scope = parse_scope(fl.scope);
-  if (!scope) throw UsageError(fmt::format("--scope {} is not one of: global, shared", escaped_word(fl.scope)));
+  if (!scope) throw UsageError(fmt::format("--scope '{}' is not one of: global, shared", fl.scope));
 
   Access access = tile_access(*plan, dtype->bytes, *scope);
   if (!fl.access.empty()) access.perm = parse_int_list("--access", fl.access);
