@@ -78,19 +78,21 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import ctypes
-import datetime
 import json
-import math
 import multiprocessing
 import os
-import subprocess
 import sys
 import time
 
 import torch
 import triton
 import triton.language as tl
+
+# The machine description, the occupancy query, the checks and the output
+# writers are the main harness's: one copy, so both datasets are described
+# and checked the same way.
+from triton_gemm_harness import (  # noqa: E402  (bench/gpu is the script's directory)
+    JsonlWriter, machine_meta, occupancy, parse_shape, rel_error, shape_name, sm_clock_mhz, smi_snapshot, write_json)
 
 # ---------------------------------------------------------------------------
 # Shapes (M, N, K), the tile grid, split factors and variants
@@ -137,17 +139,6 @@ EST_PER_SHAPE_EXTRA = 1.0
 
 # Quick mode fails (exit 3) when a check is worse than this.
 QUICK_MAX_REL_ERR = 1e-2
-
-
-def shape_name(shape):
-    return "x".join(str(d) for d in shape)
-
-
-def parse_shape(text):
-    dims = tuple(int(d) for d in text.lower().split("x"))
-    if len(dims) != 3 or any(d <= 0 for d in dims):
-        raise argparse.ArgumentTypeError(f"shape '{text}' is not MxNxK")
-    return dims
 
 
 def tile_key(t):
@@ -384,147 +375,14 @@ def compile_all(tasks, workers):
 # ---------------------------------------------------------------------------
 
 
-def occupancy_bindings(function_handle, threads, shared_bytes):
-    from cuda.bindings import driver as cu
-    err, blocks = cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(
-        cu.CUfunction(function_handle), threads, shared_bytes)
-    if err != cu.CUresult.CUDA_SUCCESS:
-        raise RuntimeError(f"cuOccupancyMaxActiveBlocksPerMultiprocessor: {err}")
-    return int(blocks)
-
-
-def occupancy_ctypes(function_handle, threads, shared_bytes):
-    lib = ctypes.CDLL("libcuda.so.1")
-    blocks = ctypes.c_int(0)
-    rc = lib.cuOccupancyMaxActiveBlocksPerMultiprocessor(
-        ctypes.byref(blocks), ctypes.c_void_p(function_handle), ctypes.c_int(threads),
-        ctypes.c_size_t(shared_bytes))
-    if rc != 0:
-        raise RuntimeError(f"cuOccupancyMaxActiveBlocksPerMultiprocessor: CUresult {rc}")
-    return int(blocks.value)
-
-
-def occupancy(function_handle, threads, shared_bytes):
-    """(blocks per SM, api used, answer of the other api)."""
-    try:
-        blocks = occupancy_bindings(function_handle, threads, shared_bytes)
-        api = "cuda.bindings.driver"
-    except Exception as e:
-        blocks, api = None, f"ctypes (cuda.bindings failed: {type(e).__name__}: {e})"
-    try:
-        other = occupancy_ctypes(function_handle, threads, shared_bytes)
-    except Exception:
-        other = None
-    if blocks is None:
-        if other is None:
-            raise RuntimeError("occupancy query failed through both cuda.bindings and ctypes")
-        return other, api, None
-    return blocks, api, other
-
-
 # ---------------------------------------------------------------------------
 # Machine description (as triton_gemm_harness.py)
 # ---------------------------------------------------------------------------
-
-SMI_FIELDS = ["name", "driver_version", "clocks.sm", "clocks.mem", "clocks.max.sm", "clocks.max.mem",
-              "temperature.gpu", "power.draw", "power.limit", "pstate"]
-
-
-def smi_query(fields):
-    try:
-        out = subprocess.run(["nvidia-smi", f"--query-gpu={','.join(fields)}", "--format=csv,noheader"],
-                             capture_output=True, text=True, timeout=30)
-        if out.returncode != 0:
-            return None
-        values = [v.strip() for v in out.stdout.strip().splitlines()[0].split(",")]
-        return dict(zip(fields, values))
-    except Exception:
-        return None
-
-
-def smi_snapshot():
-    snap = smi_query(SMI_FIELDS) or {}
-    reasons = smi_query(["clocks_event_reasons.active"]) or smi_query(["clocks_throttle_reasons.active"])
-    if reasons:
-        snap.update(reasons)
-    snap["time_utc"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-    return snap
-
-
-def sm_clock_mhz():
-    q = smi_query(["clocks.sm"])
-    return q["clocks.sm"] if q else None
-
-
-def machine_meta():
-    props = torch.cuda.get_device_properties(0)
-    date = subprocess.run(["date"], capture_output=True, text=True).stdout.strip()
-    meta = {
-        "date": date,
-        "date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "gpu": props.name,
-        "sm_count": props.multi_processor_count,
-        "l2_bytes": getattr(props, "L2_cache_size", None),
-        "total_memory_bytes": props.total_memory,
-        "compute_capability": f"{props.major}.{props.minor}",
-        "shared_memory_per_block_optin": getattr(props, "shared_memory_per_block_optin", None),
-        "shared_memory_per_multiprocessor": getattr(props, "shared_memory_per_multiprocessor", None),
-        "regs_per_multiprocessor": getattr(props, "regs_per_multiprocessor", None),
-        "max_threads_per_multiprocessor": getattr(props, "max_threads_per_multi_processor", None),
-        "python": sys.version.split()[0],
-        "torch": torch.__version__,
-        "torch_cuda": torch.version.cuda,
-        "triton": triton.__version__,
-        "torch_matmul_flags": {
-            "allow_tf32": torch.backends.cuda.matmul.allow_tf32,
-            "allow_fp16_reduced_precision_reduction":
-                torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction,
-        },
-        "nvidia_smi_before": smi_snapshot(),
-    }
-    meta["driver"] = meta["nvidia_smi_before"].get("driver_version")
-    try:
-        from cuda.bindings import driver as cu
-        err, version = cu.cuDriverGetVersion()
-        meta["cuda_driver_api_version"] = int(version)
-    except Exception:
-        pass
-    return meta
 
 
 # ---------------------------------------------------------------------------
 # Output helpers
 # ---------------------------------------------------------------------------
-
-
-class JsonlWriter:
-    """Append JSON lines and flush each one, so a cut-off run keeps its rows."""
-
-    def __init__(self, path):
-        self.f = open(path, "w", buffering=1)
-
-    def write(self, row):
-        self.f.write(json.dumps(row) + "\n")
-        self.f.flush()
-
-    def close(self):
-        self.f.close()
-
-
-def write_json(path, obj):
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(obj, f, indent=2)
-        f.write("\n")
-    os.replace(tmp, path)
-
-
-def rel_error(c, ref):
-    """||c - ref|| / ||ref|| in fp32 over every element, and the NaN count."""
-    n_nan = int(torch.isnan(c).sum().item())
-    diff = torch.linalg.vector_norm(c.float() - ref.float())
-    denom = torch.linalg.vector_norm(ref.float())
-    return float(diff / denom), n_nan
 
 
 def fmt_ms(x):
