@@ -78,10 +78,19 @@ def _type_name(dtype):
     return name[len("torch."):] if name.startswith("torch.") else name
 
 
+def _shape_and_strides(tensor, name):
+    """((rows, cols), (stride 0, stride 1)) of a 2-D operand."""
+    try:
+        rows, cols = (operator.index(s) for s in tensor.shape)
+        s0, s1 = (operator.index(s) for s in tensor.stride())
+    except (TypeError, ValueError, AttributeError):
+        raise _Unreadable(f"{name} is not a 2-D tensor with integer shape and strides") from None
+    return (rows, cols), (s0, s1)
+
+
 def _layout(tensor, name):
     """(layout, leading dimension) of a 2-D operand from its strides; 0 for a packed or degenerate one."""
-    rows, cols = (int(s) for s in tensor.shape)
-    s0, s1 = (int(s) for s in tensor.stride())
+    (rows, cols), (s0, s1) = _shape_and_strides(tensor, name)
     if s1 == 1:
         return "row", s0 if s0 >= cols else 0
     if s0 == 1:
@@ -89,7 +98,7 @@ def _layout(tensor, name):
     raise _Unreadable(f"{name} is neither row- nor column-contiguous (strides {s0}, {s1})")
 
 
-def _size(args, key, tensor, dim, what):
+def _size(args, key, tensor, name, dim, what):
     if key in args:
         value = args[key]
         if isinstance(value, bool):
@@ -100,7 +109,7 @@ def _size(args, key, tensor, dim, what):
             raise _Unreadable(f"argument '{key}' ({what}) is not an int but {type(value).__name__}") from None
     if tensor is None:
         raise _Unreadable(f"no argument '{key}' and no tensor to read {what} from")
-    return int(tensor.shape[dim])
+    return _shape_and_strides(tensor, name)[0][dim]
 
 
 def problem_from_args(args, m="M", n="N", k="K", a=None, b=None, c=None):
@@ -118,6 +127,8 @@ def problem_from_args(args, m="M", n="N", k="K", a=None, b=None, c=None):
 
 
 def _read_problem(args, m, n, k, a, b, c):
+    if not isinstance(args, dict):
+        raise _Unreadable(f"the arguments are a {type(args).__name__}, not a dict of name to value")
     tensors = [v for v in args.values() if _is_tensor(v)]
     operands = []
     for i, name in enumerate((a, b, c)):
@@ -128,7 +139,8 @@ def _read_problem(args, m, n, k, a, b, c):
         else:
             raise _Unreadable(f"argument '{name}' is not a tensor")
     ta, tb, tc = operands
-    problem = {"m": _size(args, m, ta, 0, "M"), "n": _size(args, n, tb, 1, "N"), "k": _size(args, k, ta, 1, "K"),
+    problem = {"m": _size(args, m, ta, "A", 0, "M"), "n": _size(args, n, tb, "B", 1, "N"),
+               "k": _size(args, k, ta, "A", 1, "K"),
                "dtype": "float16", "out_dtype": None, "a_layout": "row", "b_layout": "row",
                "lda": 0, "ldb": 0, "ldc": 0}
     if ta is not None:
@@ -185,10 +197,13 @@ class _Pruner:
         configs = list(configs)
         if not configs:
             return configs
-        args = dict(nargs)
-        for key, value in kwargs.items():
-            args.setdefault(key, value)
         try:
+            try:
+                args = dict(nargs)
+            except (TypeError, ValueError):
+                raise _Unreadable(f"the arguments are a {type(nargs).__name__}, not a dict of name to value") from None
+            for key, value in kwargs.items():
+                args.setdefault(key, value)
             problem = _read_problem(args, *self._names)
             ranked, others, unmapped = self._ranker.rank(problem, [self._map(c) for c in configs])
         except (_Unreadable, Error) as e:
