@@ -52,6 +52,12 @@ const Names kOccupancyNames = {{"threads_per_block", "threads"},
 // `tileplan loop`'s flags, as keywords.
 const Names kLoopNames = {{"perm", "access"}, {"list_points", "points"}};
 
+// What one call may hand to Python. The CLI streams output of any length; a
+// Python result is held whole, several hundred bytes of objects per point or
+// candidate, so a valid request could exhaust the interpreter's memory.
+constexpr std::size_t kMaxPythonCandidates = std::size_t{1} << 16;
+constexpr int64_t kMaxPythonListedPoints = int64_t{1} << 18;
+
 constexpr const char* kSpaceKeys[] = {"block_m", "block_n", "block_k", "stages", "threads"};
 
 // One value of one dimension through the one checker (as the CLI checks each value of a list).
@@ -127,6 +133,11 @@ py::object plan(py::dict kwargs) {
     report.problem = p;
     report.space_size = planner.space_size();
     report.feasible_count = take(planner.plan_into(p, static_cast<std::size_t>(topk), report.candidates));
+    if (report.candidates.size() > kMaxPythonCandidates)
+      throw UserError(ErrorKind::out_of_range, "top_k",
+                      fmt::format("top_k {} keeps {} candidates; a Python result holds at most {}: give a top_k of "
+                                  "at most {}",
+                                  topk, report.candidates.size(), kMaxPythonCandidates, kMaxPythonCandidates));
     json = render::tile_json(report);
   }
   return from_json(json);
@@ -222,6 +233,16 @@ py::object loop(py::dict kwargs) {
     plan = take(make_plan(nest), kLoopNames);
   }
   const bool points = a.flag("points");
+  if (points) {
+    // Beyond the library's own limit, its error; below it, Python's.
+    const LoopSummary summary = take(summarize(plan, dev), kLoopNames);
+    const int64_t pairs = summary.points * summary.replicas;  // <= max(N, T*V): fits
+    if (pairs <= render::kMaxListedPoints && pairs > kMaxPythonListedPoints)
+      throw UserError(ErrorKind::out_of_range, "points",
+                      fmt::format("points: the nest has {} (thread, point) pairs; a Python listing holds at most {} "
+                                  "(tileplan loop --points --format json streams up to {})",
+                                  pairs, kMaxPythonListedPoints, render::kMaxListedPoints));
+  }
   std::string json;
   {
     py::gil_scoped_release unlocked;

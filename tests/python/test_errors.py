@@ -108,6 +108,19 @@ def test_error_has_the_cli_message(call, flags, param):
     assert isinstance(info.value, ValueError)
 
 
+def test_python_results_are_bounded():
+    # The CLI streams these; a Python result is held whole: refused with the rule, not an exhausted memory.
+    with pytest.raises(tileplan.Error, match=r"^top_k 0 keeps 91525 candidates; a Python result holds at most 65536"):
+        tileplan.plan(*SIZE, block_m=range(1, 513), block_n=range(1, 257), block_k=16, stages=2, threads=512,
+                      instr="simt", top_k=0)
+    assert len(tileplan.plan(*SIZE, block_m=range(1, 513), block_n=range(1, 257), block_k=16, stages=2, threads=512,
+                             instr="simt", top_k=65536)) == 65536
+    with pytest.raises(tileplan.Error, match=r"^points: the nest has 524288 \(thread, point\) pairs; a Python listing "
+                                             r"holds at most 262144"):
+        tileplan.loop([2**10, 2**9], threads=1024, points=True)
+    assert len(tileplan.loop([2**9, 2**9], threads=1024, vector=1, points=True).points) == 2**18
+
+
 def test_error_kinds_follow_the_library():
     with pytest.raises(tileplan.Error) as info:
         tileplan.plan(*SIZE, device="b200")
