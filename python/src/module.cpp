@@ -45,10 +45,10 @@ py::object from_json(const std::string& text) {
 const Names kSpaceNames = {{"space", "the search space (block_m x block_n x block_k x stages x threads)"}};
 // `tileplan occupancy`'s flags, as keywords.
 const Names kOccupancyNames = {{"threads_per_block", "threads"},
-                                   {"regs_per_thread", "regs"},
-                                   {"smem_dynamic_bytes", "smem"},
-                                   {"smem_static_bytes", "smem_static"},
-                                   {"carveout_percent", "carveout"}};
+                               {"regs_per_thread", "regs"},
+                               {"smem_dynamic_bytes", "smem"},
+                               {"smem_static_bytes", "smem_static"},
+                               {"carveout_percent", "carveout"}};
 // `tileplan loop`'s flags, as keywords.
 const Names kLoopNames = {{"perm", "access"}, {"list_points", "points"}};
 
