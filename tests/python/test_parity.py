@@ -187,3 +187,9 @@ def test_devices_match_cli():
 def test_families_match_cli():
     same(cli_json("families"), tileplan.families())
     same(cli_json("families", "--family", "seed"), tileplan.families(family="seed"))
+
+
+def test_package_docstring_example_holds():
+    import doctest
+    result = doctest.testmod(tileplan)
+    assert result.attempted == 3 and result.failed == 0
