@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Sets up (packages), builds and runs the whole test suite twice: a Release
 # build, and a Debug build under AddressSanitizer + UndefinedBehaviorSanitizer.
+# The Release build includes the Python package (build/release/python), and
+# its pytest suite (tests/python) runs beside the C++ tests; the sanitized
+# build has no Python module (a sanitizer runtime cannot be loaded into python).
 # Then checks the library the way others embed it: installed and found with
 # find_package (examples/embed), and as a subproject with add_subdirectory
 # (tests/subproject), each building and running a program that plans a GEMM.
@@ -8,6 +11,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 jobs=$(nproc)
+# The interpreter deps.sh installs pybind11 and pytest for (PYTHON overrides it).
+python=${PYTHON:-/usr/bin/python3}
 status=0
 for preset in release dev; do
   echo "== $preset: configure and build"
@@ -15,10 +20,19 @@ for preset in release dev; do
   if [[ -f build/$preset/CMakeCache.txt ]] && ! grep -qx 'CMAKE_GENERATOR:INTERNAL=Ninja' "build/$preset/CMakeCache.txt"; then
     rm -rf "build/$preset"
   fi
-  cmake --preset "$preset" >/dev/null
+  if [[ $preset == release ]]; then
+    cmake --preset "$preset" -DPython_EXECUTABLE="$python" >/dev/null
+  else
+    cmake --preset "$preset" >/dev/null
+  fi
   cmake --build --preset "$preset" -j"$jobs" >/dev/null
   echo "== $preset: ctest"
   ctest --preset "$preset" -j"$jobs" || status=1
+  if [[ $preset == release ]]; then
+    echo "== release: pytest (tests/python: the Python package against the CLI)"
+    PYTHONPATH=build/release/python TILEPLAN_CLI=build/release/tileplan \
+      "$python" -m pytest -q -p no:cacheprovider tests/python || status=1
+  fi
 done
 
 # The program's one line must name the CLI's first pick for the same problem

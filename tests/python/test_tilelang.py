@@ -1,0 +1,51 @@
+"""tileplan.tilelang.configs: the dicts @tilelang.autotune(configs=...) takes."""
+
+import ast
+
+import pytest
+
+import tileplan
+import tileplan.tilelang as tl
+from conftest import run_cli
+
+KEYS = ["block_M", "block_N", "block_K", "num_stages", "threads", "enable_rasteration"]
+
+
+def emitted_tilelang(*flags):
+    """The list `tileplan tile --emit tilelang` prints."""
+    rc, out, err = run_cli("tile", *flags, "--emit", "tilelang")
+    assert rc == 0, err
+    body = "\n".join(line.split("  # ")[0] for line in out.splitlines() if not line.startswith("#"))
+    return ast.literal_eval(body)
+
+
+@pytest.mark.parametrize("size,kw,flags", [
+    ((4096, 4096, 4096), {}, []),
+    ((128, 11008, 4096), {"top_k": 4}, ["--topk", 4]),
+    ((3000, 3000, 1000), {"dtype": "tfloat32", "top_k": 6, "block_k": [16, 32]},
+     ["--dtype", "tfloat32", "--topk", 6, "--block-k", "16,32"]),
+    ((2048, 2048, 2048), {"dtype": "float8_e4m3", "b_layout": "col", "out_dtype": "bfloat16"},
+     ["--dtype", "float8_e4m3", "--b-layout", "col", "--out-dtype", "bfloat16"]),
+])
+def test_configs_match_the_cli_emitter(size, kw, flags):
+    want = emitted_tilelang("--m", size[0], "--n", size[1], "--k", size[2], *flags)
+    got = tl.configs(*size, **kw)
+    assert got and len(got) == len(want)
+    for g, w in zip(got, want):
+        assert list(g) == KEYS
+        assert g["enable_rasteration"] is True
+        assert {k: g[k] for k in KEYS[:5]} == {k: w[k] for k in KEYS[:5]}
+    with_types = tl.configs(*size, with_dtypes=True, **kw)
+    assert [{k: v for k, v in c.items() if k != "enable_rasteration"} for c in with_types] == want
+
+
+def test_configs_options():
+    got = tl.configs(4096, 4096, 4096, top_k=1, enable_rasteration=False)
+    best = tileplan.plan(4096, 4096, 4096, top_k=1)[0]
+    assert got == [{"block_M": best.block_m, "block_N": best.block_n, "block_K": best.block_k,
+                    "num_stages": best.stages, "threads": best.threads, "enable_rasteration": False}]
+    with pytest.raises(TypeError):
+        tl.configs(4096, 4096, 4096, enable_rasteration=1)
+    with pytest.raises(tileplan.Error, match="^dtype 'int4' is not one of"):
+        tl.configs(4096, 4096, 4096, dtype="int4")
+    assert tl.configs(4096, 4096, 8) == []  # every block_K is larger than K
