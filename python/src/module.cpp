@@ -71,9 +71,10 @@ void check_value(std::string_view key, int64_t v) {
   require(check_config(c));
 }
 
-// block_m, ..., threads: None keeps the default candidates of that dimension.
-SearchSpace read_space(const Args& a) {
-  SearchSpace space;
+// block_m, ..., threads: None keeps the model's default candidates of that
+// dimension (the CLI's: the reference's space for seed, calibrated_space()).
+SearchSpace read_space(const Args& a, Model model) {
+  SearchSpace space = model == Model::seed ? SearchSpace{} : calibrated_space();
   std::vector<int64_t>* dims[] = {&space.block_m, &space.block_n, &space.block_k, &space.stages, &space.threads};
   for (std::size_t i = 0; i < 5; ++i) {
     std::optional<std::vector<int64_t>> values = a.int_list(kSpaceKeys[i]);
@@ -123,7 +124,7 @@ py::object plan(py::dict kwargs) {
   const KernelFamily family = read_family(a, model);
   check_top_k(topk);
   const Device dev = read_device(a);
-  SearchSpace space = read_space(a);
+  SearchSpace space = read_space(a, model);
   require(check_problem(p));
   std::string json;
   {
@@ -324,7 +325,7 @@ class FastPlanner {
   explicit FastPlanner(py::dict kwargs) {
     const Args a(std::move(kwargs));
     Setting s = read_setting(a);
-    SearchSpace space = read_space(a);
+    SearchSpace space = read_space(a, s.model);
     planner_ = std::make_unique<Planner>(
         take(Planner::create(std::move(s.dev), s.instr, std::move(space), s.model, std::move(s.family)), kSpaceNames));
   }
