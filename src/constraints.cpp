@@ -49,7 +49,8 @@ Constraint constraint_of(FindingKind k) {
     case FindingKind::regs_per_thread:
     case FindingKind::no_block_fits_regs: return Constraint::C2;
     case FindingKind::tail_wave:
-    case FindingKind::grid_below_sms: return Constraint::C4;
+    case FindingKind::grid_below_sms:
+    case FindingKind::split_exceeds_k_tiles: return Constraint::C4;
   }
   return Constraint::C4;
 }
@@ -85,11 +86,16 @@ std::string message(const Finding& f, const TileConfig& cfg) {
       // A finding can come from a caller: no division by a limit below 1.
       const int64_t limit = std::max<int64_t>(f.limit, 1);
       const int64_t rem = f.value % limit;
-      return fmt::format("C4 the last wave fills {:.0f}% of the machine ({} tiles over {} resident blocks)",
-                         100.0 * static_cast<double>(rem) / static_cast<double>(limit), f.value, f.limit);
+      return fmt::format("C4 the last wave fills {:.0f}% of the machine ({} {} over {} resident blocks)",
+                         100.0 * static_cast<double>(rem) / static_cast<double>(limit), f.value,
+                         cfg.split_k > 1 ? "programs" : "tiles", f.limit);
     }
     case FindingKind::grid_below_sms:
-      return fmt::format("C4 {} tiles cannot occupy {} SMs: most of the machine idles", f.value, f.limit);
+      return fmt::format("C4 {} {} cannot occupy {} SMs: most of the machine idles", f.value,
+                         cfg.split_k > 1 ? "programs" : "tiles", f.limit);
+    case FindingKind::split_exceeds_k_tiles:
+      return fmt::format("C4 split_k {} exceeds the {} K tiles of the problem: a split would have no K", f.value,
+                         f.limit);
     case FindingKind::dtype_unsupported: {
       const auto t = static_cast<DType>(f.value);
       const bool known = f.value >= 0 && f.value <= static_cast<int64_t>(DType::float32);
@@ -263,7 +269,11 @@ void check_resources(const TileConfig& cfg, const Device& dev, const GemmProblem
 
 void finish_parallelism(TileCheck& v, const GemmProblem& p, const Device& dev) {
   const TileConfig& c = v.config;
-  v.grid = ceil_div(p.m, c.block_m) * ceil_div(p.n, c.block_n);
+  // Programs: tiles times the split, counted as far as the K tiles go (a
+  // split beyond them fails; the product stays below M*N*K).
+  const int64_t kt = ceil_div(p.k, c.block_k);
+  v.grid = ceil_div(p.m, c.block_m) * ceil_div(p.n, c.block_n) * std::min(c.split_k, kt);
+  if (c.split_k > kt) v.failures.push({FindingKind::split_exceeds_k_tiles, c.split_k, kt});
   const int64_t resident = std::max<int64_t>(v.blocks_per_sm * dev.sm_count, 1);
   v.waves = ceil_div(v.grid, resident);
   const int64_t rem = v.grid % resident;

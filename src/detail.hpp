@@ -35,12 +35,21 @@ double reference_traffic(const GemmProblem& p, const TileConfig& cfg);
 // Requires: as estimate_registers, blocks_per_sm >= 1, check_time_constants(k).
 TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem& p, int64_t blocks_per_sm,
                      bool spills, const TimeConstants& k);
-// Requires: p passes check_problem, t from tile_costs, group_m >= 1.
+// A split factor and the reduction's constants (model non-null when factor > 1).
+struct SplitK {
+  int64_t factor = 1;
+  const SplitKConstants* model = nullptr;
+};
+inline SplitK split_of(const TileConfig& cfg, const KernelFamily& f) {
+  return {cfg.split_k, f.split_k ? &f.split_k->constants : nullptr};
+}
+// Requires: p passes check_problem, t from tile_costs, group_m >= 1, split
+// passes check_split.
 Prediction predict(const Device& dev, const GemmProblem& p, const TileCosts& t, const TimeConstants& k,
-                   int64_t group_m);
+                   int64_t group_m, const SplitK& split = {});
 // Only the time, for ranking many configurations (the same equations).
 double predict_us(const Device& dev, const GemmProblem& p, const TileCosts& t, const TimeConstants& k,
-                  int64_t group_m);
+                  int64_t group_m, const SplitK& split = {});
 double grouped_dram_bytes(const Device& dev, const GemmProblem& p, int64_t block_m, int64_t group_m);
 
 }  // namespace tileplan::detail

@@ -21,6 +21,12 @@ constexpr std::array<ConstantInfo, kTimeConstantCount> kTimeInfo{{
 #undef TILEPLAN_X
 }};
 
+constexpr std::array<ConstantInfo, kSplitKConstantCount> kSplitKInfo{{
+#define TILEPLAN_X(name, unit, desc) {#name, unit, desc},
+    TILEPLAN_SPLIT_K_CONSTANTS(TILEPLAN_X)
+#undef TILEPLAN_X
+}};
+
 // What a JSON value is, in words (never its text: a hostile value can be
 // nested deep enough to exhaust the stack of a recursive dump).
 std::string_view kind_of(const json& j) {
@@ -232,6 +238,37 @@ TimeConstants time_constants_from(const std::array<double, kTimeConstantCount>& 
   return c;
 }
 
+const std::array<ConstantInfo, kSplitKConstantCount>& split_k_constant_info() { return kSplitKInfo; }
+
+std::array<double, kSplitKConstantCount> to_array(const SplitKConstants& c) {
+  return {{
+#define TILEPLAN_X(name, unit, desc) c.name,
+      TILEPLAN_SPLIT_K_CONSTANTS(TILEPLAN_X)
+#undef TILEPLAN_X
+  }};
+}
+
+SplitKConstants split_k_constants_from(const std::array<double, kSplitKConstantCount>& v) {
+  SplitKConstants c;
+  std::size_t i = 0;
+#define TILEPLAN_X(name, unit, desc) c.name = v[i++];
+  TILEPLAN_SPLIT_K_CONSTANTS(TILEPLAN_X)
+#undef TILEPLAN_X
+  return c;
+}
+
+Status check_split_k_constants(const SplitKConstants& c) {
+  const std::array<double, kSplitKConstantCount> v = to_array(c);
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (!(v[i] >= 0 && v[i] <= 1e9))
+      return Error{ErrorKind::invalid_argument, std::string(kSplitKInfo[i].name),
+                   fmt::format("{} {} must be a finite number between 0 and 1e9", kSplitKInfo[i].name, v[i])};
+  if (!(c.reduce_gbps > 0))
+    return Error{ErrorKind::invalid_argument, "reduce_gbps",
+                 fmt::format("reduce_gbps {} must be above 0", c.reduce_gbps)};
+  return {};
+}
+
 Status check_time_constants(const TimeConstants& c) {
   const std::array<double, kTimeConstantCount> v = to_array(c);
   for (std::size_t i = 0; i < v.size(); ++i)
@@ -257,6 +294,12 @@ Status check_family(const KernelFamily& f) {
   if (Status s = check_register_profile(f.regs); !s.ok()) return s;
   if (Status s = check_time_constants(f.time); !s.ok()) return s;
   if (Result<std::size_t> n = space_size(f.space); !n.ok()) return n.error();
+  if (f.split_k) {
+    if (f.split_k->variant != "workspace")
+      return Error{ErrorKind::invalid_argument, "split_k",
+                   "split_k variant must be \"workspace\", the one variant the model describes"};
+    if (Status s = check_split_k_constants(f.split_k->constants); !s.ok()) return s;
+  }
   for (std::size_t i = 0; i < f.by_input_type.size(); ++i) {
     const DType t = f.by_input_type[i].dtype;
     if (static_cast<unsigned>(t) > static_cast<unsigned>(DType::float32) || !is_input_type(t))
@@ -377,6 +420,23 @@ Result<KernelFamily> parse_family(std::string_view text, std::string_view origin
       f.by_input_type.push_back(std::move(c));
     }
   }
+  if (const json* split = rd.object(j, "split_k", "split_k", false)) {
+    SplitKModel m;
+    m.variant = rd.string(*split, "variant", "split_k.variant", true, 64);
+    if (!rd.failed() && m.variant != "workspace")
+      rd.fail("split_k.variant", "must be \"workspace\", the one variant the model describes");
+    m.fitted_on = rd.string(*split, "fitted_on", "split_k.fitted_on");
+    for (const auto& [key, value] : split->items()) {
+      (void)value;
+      if (key != "variant" && key != "fitted_on" && key != "constants")
+        rd.fail(fmt::format("split_k.{}", key.size() > 64 ? key.substr(0, 64) + "..." : key),
+                "is not one of variant, fitted_on, constants");
+    }
+    std::array<double, kSplitKConstantCount> values{};
+    read_constants(rd, *split, "split_k", kSplitKInfo, values, m.sources);
+    m.constants = split_k_constants_from(values);
+    f.split_k = std::move(m);
+  }
   if (rd.failed()) return rd.error();
   if (Status s = check_family(f); !s.ok())
     return Error{ErrorKind::parse_error, "family", fmt::format("family {}: {}", origin, s.error().message)};
@@ -454,6 +514,13 @@ std::string family_json(const KernelFamily& f) {
       typed[std::string(to_string(c.dtype))] = e;
     }
     j["by_input_type"] = typed;
+  }
+  if (f.split_k) {
+    json split;
+    split["variant"] = f.split_k->variant;
+    split["fitted_on"] = f.split_k->fitted_on;
+    split["constants"] = constants(kSplitKInfo, to_array(f.split_k->constants), f.split_k->sources);
+    j["split_k"] = split;
   }
   return j.dump(2) + "\n";
 }

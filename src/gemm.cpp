@@ -123,7 +123,7 @@ Status check_problem(const GemmProblem& p) {
 Status check_config(const TileConfig& c) {
   const std::pair<const char*, int64_t> values[] = {{"block_m", c.block_m}, {"block_n", c.block_n},
                                                     {"block_k", c.block_k}, {"stages", c.stages},
-                                                    {"threads", c.threads}};
+                                                    {"threads", c.threads}, {"split_k", c.split_k}};
   for (const auto& [name, value] : values) {
     if (value < 1)
       return Error{ErrorKind::invalid_argument, name, fmt::format("{} value {} must be at least 1", name, value)};
@@ -145,7 +145,8 @@ void sort_unique(std::vector<int64_t>& v) {
 }  // namespace
 
 SearchSpace normalized(SearchSpace s) {
-  for (std::vector<int64_t>* v : {&s.block_m, &s.block_n, &s.block_k, &s.stages, &s.threads}) sort_unique(*v);
+  for (std::vector<int64_t>* v : {&s.block_m, &s.block_n, &s.block_k, &s.stages, &s.threads, &s.split_k})
+    sort_unique(*v);
   return s;
 }
 
@@ -154,7 +155,8 @@ Result<std::size_t> space_size(const SearchSpace& space) {
                                                                        {"block_n", &space.block_n},
                                                                        {"block_k", &space.block_k},
                                                                        {"stages", &space.stages},
-                                                                       {"threads", &space.threads}};
+                                                                       {"threads", &space.threads},
+                                                                       {"split_k", &space.split_k}};
   std::size_t total = 1;
   for (const auto& [name, list] : lists) {
     if (list->empty())
@@ -166,6 +168,7 @@ Result<std::size_t> space_size(const SearchSpace& space) {
       if (std::string_view(name) == "block_k") c.block_k = v;
       if (std::string_view(name) == "stages") c.stages = v;
       if (std::string_view(name) == "threads") c.threads = v;
+      if (std::string_view(name) == "split_k") c.split_k = v;
       if (Status s = check_config(c); !s.ok()) return s.error();
     }
   }
@@ -177,7 +180,7 @@ Result<std::size_t> space_size(const SearchSpace& space) {
     if (total > kMaxSearchSpace / v.size())
       return Error{ErrorKind::out_of_range, "space",
                    fmt::format("space holds more than {} configurations (the product of the numbers of distinct "
-                               "block_m, block_n, block_k, stages and threads values); a sweep walks at most {}",
+                               "block_m, block_n, block_k, stages, threads and split_k values); a sweep walks at most {}",
                                kMaxSearchSpace, kMaxSearchSpace)};
     total *= v.size();
   }

@@ -53,9 +53,24 @@ Result<Prediction> predict(const Device& dev, const GemmProblem& p, const TileCo
     return Error{ErrorKind::invalid_argument, "dtype",
                  fmt::format("dtype {} has no tensor-core instruction on device '{}' (compute capability {})",
                              to_string(p.dtype), dev.name, dev.compute_capability)};
+  if (Status s = check_split(p, cfg, family); !s.ok()) return s.error();
   const TimeConstants time = time_for(family, p.dtype);
   const TileCosts t = detail::tile_costs(dev, cfg, p, blocks_per_sm, spills, time);
-  return detail::predict(dev, p, t, time, family.group_m);
+  return detail::predict(dev, p, t, time, family.group_m, detail::split_of(cfg, family));
+}
+
+Status check_split(const GemmProblem& p, const TileConfig& cfg, const KernelFamily& family) {
+  if (cfg.split_k == 1) return {};
+  if (!family.split_k)
+    return Error{ErrorKind::invalid_argument, "split_k",
+                 fmt::format("split_k {}: family '{}' has no split-K model (split_k must be 1)", cfg.split_k,
+                             family.name)};
+  const int64_t kt = detail::ceil_div(p.k, cfg.block_k);
+  if (cfg.split_k > kt)
+    return Error{ErrorKind::invalid_argument, "split_k",
+                 fmt::format("split_k {} exceeds the {} K tiles of K {} in block_k {}: a split would have no K",
+                             cfg.split_k, kt, p.k, cfg.block_k)};
+  return {};
 }
 
 Result<double> grouped_dram_bytes(const Device& dev, const GemmProblem& p, int64_t block_m, int64_t group_m) {
@@ -133,15 +148,21 @@ namespace {
 
 // The one copy of the equations; `out` receives the breakdown when asked.
 inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCosts& t, const TimeConstants& k,
-                           int64_t group_m, Prediction* out) {
+                           int64_t group_m, const SplitK& split, Prediction* out) {
   const int64_t sms = dev.sm_count;
   const int64_t tiles_m = ceil_div(p.m, t.block_m);
   const int64_t tiles_n = ceil_div(p.n, t.block_n);
   const int64_t tiles = tiles_m * tiles_n;
-  const double kt = static_cast<double>(ceil_div(p.k, t.block_k));
+  // Split-K: s programs per tile, each over one slice of ceil(kt/s) K tiles
+  // (the last slices may be shorter); the busiest program sets the pace.
+  const int64_t s = split.factor;
+  const bool splits = s > 1;
+  const int64_t programs = tiles * s;
+  const int64_t kt_all = ceil_div(p.k, t.block_k);
+  const double kt = static_cast<double>(ceil_div(kt_all, s));
 
   // L2 bandwidth is shared by the SMs that have work.
-  const double active = static_cast<double>(std::min(tiles, sms));
+  const double active = static_cast<double>(std::min(programs, sms));
   const double sm_bytes_per_us = dev.l2_bandwidth_gbps / active * 1e3;
   const double load_us = t.stage_bytes / sm_bytes_per_us;
 
@@ -155,17 +176,23 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   const double miss = std::min(1.0, std::max(1.0 / static_cast<double>(tiles_n),
                                              b_reads / static_cast<double>(tiles_m)));
   const double latency_us = (k.load_latency_cycles + k.miss_latency_cycles * miss) / dev.boost_clock_mhz;
+  // A split kernel writes s fp32 partial tiles where the plain one writes C.
+  const double mn = static_cast<double>(p.m) * static_cast<double>(p.n);
+  const double partial_bytes = splits ? static_cast<double>(s) * mn * 4.0 : 0.0;
+  const double gemm_dram = splits ? dram - mn * static_cast<double>(p.out_bytes()) + partial_bytes : dram;
+  const double c_tile_bytes = splits ? static_cast<double>(t.block_m * t.block_n) * 4.0 : t.c_tile_bytes;
+  const double narrow_store_us = splits ? 0.0 : t.narrow_store_us;
 
   // One main-loop iteration of j programs sharing an SM: the MMAs and loads of
   // all j, or one program's pipeline round trip spread over the stages in flight.
   const int64_t stages_ahead = t.through_registers ? 1 : t.stages - 1;
-  const double in_flight = static_cast<double>(std::max<int64_t>(std::min<int64_t>(stages_ahead, ceil_div(p.k, t.block_k)), 1));
+  const double in_flight = static_cast<double>(std::max<int64_t>(std::min<int64_t>(stages_ahead, static_cast<int64_t>(kt)), 1));
   const double chain_us = (load_us + latency_us) / in_flight;
   // A program issues its narrow loads and its MMAs in turn; programs sharing
   // the SM overlap one's loads with another's MMAs.
   const double issue_us = t.mma_us + t.narrow_us;
   const double busy_us = std::max({t.mma_us, t.narrow_us, load_us});
-  const double epilogue_us = k.epilogue_factor * t.c_tile_bytes / sm_bytes_per_us + t.narrow_store_us;
+  const double epilogue_us = k.epilogue_factor * c_tile_bytes / sm_bytes_per_us + narrow_store_us;
   // A round of j programs on one SM: each one's critical path (start, first
   // load, main loop, epilogue), or the SM's resources busy with all j.
   auto tile_us = [&](int64_t j) {
@@ -174,7 +201,7 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
     const double path = k.tile_overhead_us + latency_us + kt * period + epilogue_us;
     return std::max(path, jd * (kt * busy_us + epilogue_us));
   };
-  const int64_t per_sm = ceil_div(tiles, sms);
+  const int64_t per_sm = ceil_div(programs, sms);
   const int64_t b = t.blocks_per_sm;
   const int64_t full_rounds = per_sm / b, rest = per_sm % b;
   // With more programs than places, blocks start and end staggered: the SM
@@ -182,15 +209,22 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   // start together and run as one round.
   const double sm_us = full_rounds ? static_cast<double>(per_sm) / static_cast<double>(b) * tile_us(b) : tile_us(rest);
 
-  const double dram_us = dram / (dev.dram_bandwidth_gbps * 1e3);
+  const double dram_us = gemm_dram / (dev.dram_bandwidth_gbps * 1e3);
   // The SMs' time and DRAM's time overlap in part: their Euclidean norm
   // joins them smoothly (the larger one, plus a little of the smaller).
   double time = k.launch_us + std::sqrt(sm_us * sm_us + dram_us * dram_us);
   if (t.spills) time *= k.spill_factor;
+  // The reduction kernel follows: it reads the s partial tiles and writes C.
+  const double reduce_us =
+      splits ? split.model->reduce_launch_us +
+                   (partial_bytes + mn * static_cast<double>(p.out_bytes())) / (split.model->reduce_gbps * 1e3)
+             : 0.0;
+  time += reduce_us;
 
   if (out) {
     out->time_us = time;
-    out->dram_bytes = dram;
+    out->reduce_us = reduce_us;
+    out->dram_bytes = gemm_dram;
     out->sm_us = sm_us;
     out->dram_us = dram_us;
     // The bound of the first round: DRAM if it takes longer than the SMs,
@@ -211,15 +245,15 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
 }  // namespace
 
 Prediction predict(const Device& dev, const GemmProblem& p, const TileCosts& t, const TimeConstants& k,
-                   int64_t group_m) {
+                   int64_t group_m, const SplitK& split) {
   Prediction out;
-  predict_impl(dev, p, t, k, group_m, &out);
+  predict_impl(dev, p, t, k, group_m, split, &out);
   return out;
 }
 
 double predict_us(const Device& dev, const GemmProblem& p, const TileCosts& t, const TimeConstants& k,
-                  int64_t group_m) {
-  return predict_impl(dev, p, t, k, group_m, nullptr);
+                  int64_t group_m, const SplitK& split) {
+  return predict_impl(dev, p, t, k, group_m, split, nullptr);
 }
 
 }  // namespace detail

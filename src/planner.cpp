@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "detail.hpp"
 
 namespace tileplan {
@@ -49,12 +51,27 @@ void check(const TileConfig& cfg, const Device& dev, const GemmProblem& p, Model
 
 // The calibrated model's numbers for a verdict whose C1-C3 hold.
 void finish_calibrated(Verdict& v, const GemmProblem& p, const Device& dev, const TileCosts& costs,
-                       const TimeConstants& time, int64_t group_m) {
-  const Prediction pr = detail::predict(dev, p, costs, time, group_m);
+                       const TimeConstants& time, const KernelFamily& family) {
+  const Prediction pr = detail::predict(dev, p, costs, time, family.group_m, detail::split_of(v.config, family));
   v.predicted = true;
   v.predicted_us = pr.time_us;
   v.time_bound = pr.bound;
   v.dram_bytes = pr.dram_bytes;
+  v.reduce_us = pr.reduce_us;
+}
+
+// A split factor above 1 needs the calibrated model and a family that models
+// the split (the seed model is the reference procedure, which never splits).
+Status check_split_support(int64_t split_k, Model model, const KernelFamily& family) {
+  if (split_k == 1) return {};
+  if (model == Model::seed)
+    return Error{ErrorKind::invalid_argument, "split_k",
+                 fmt::format("split_k {}: the seed model (the reference procedure) has no split-K; split_k must be 1",
+                             split_k)};
+  if (!family.split_k)
+    return Error{ErrorKind::invalid_argument, "split_k",
+                 fmt::format("split_k {}: family '{}' has no split-K model (split_k must be 1)", split_k, family.name)};
+  return {};
 }
 
 // The one ranking of both models: a key per candidate, compared
@@ -98,6 +115,8 @@ Result<Planner> Planner::create(Device dev, Instr instr, SearchSpace space, Mode
   if (model == Model::calibrated)
     if (Status s = check_family(family); !s.ok()) return s.error();
   if (Status s = check_problem(first); !s.ok()) return s.error();
+  for (int64_t split : space.split_k)
+    if (Status s = check_split_support(split, model, family); !s.ok()) return s.error();
 
   Planner pl;
   pl.dev_ = std::move(dev);
@@ -179,7 +198,7 @@ Planner::Table Planner::build_table(const GemmProblem& p) const {
 
 std::size_t Planner::shape_independent_feasible(const GemmProblem& p) const {
   if (!check_problem(p).ok()) return 0;
-  return table_for(p).feasible.size();
+  return table_for(p).feasible.size() * space_.split_k.size();
 }
 
 Result<std::size_t> Planner::plan_into(const GemmProblem& p, std::size_t topk, std::vector<Verdict>& out) const {
@@ -189,24 +208,35 @@ Result<std::size_t> Planner::plan_into(const GemmProblem& p, std::size_t topk, s
   const std::vector<TileCosts>& costs_ = table.costs;
   thread_local std::vector<RankKey> keys;
   keys.clear();
+  // Split factors innermost: the key's index is tile * splits + split.
+  const std::vector<int64_t>& splits = space_.split_k;
+  const std::size_t n_splits = splits.size();
+  const SplitKConstants* split_model = family_.split_k ? &family_.split_k->constants : nullptr;
   for (std::size_t i = 0; i < feasible_.size(); ++i) {
     const Verdict& v = feasible_[i];
     if (v.config.block_k > p.k) continue;
-    const double measure = model_ == Model::calibrated
-                               ? detail::predict_us(dev_, p, costs_[i], table.time, family_.group_m)
-                               : detail::reference_traffic(p, v.config);
-    keys.push_back(rank_key(model_, measure, v, static_cast<uint32_t>(i)));
+    const int64_t kt = detail::ceil_div(p.k, v.config.block_k);
+    for (std::size_t si = 0; si < n_splits; ++si) {
+      // A split beyond the K tiles fails C4: not a candidate.
+      if (splits[si] > kt) break;
+      const double measure =
+          model_ == Model::calibrated
+              ? detail::predict_us(dev_, p, costs_[i], table.time, family_.group_m, {splits[si], split_model})
+              : detail::reference_traffic(p, v.config);
+      keys.push_back(rank_key(model_, measure, v, static_cast<uint32_t>(i * n_splits + si)));
+    }
   }
   const std::size_t n = (topk == 0 || topk > keys.size()) ? keys.size() : topk;
   std::partial_sort(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(n), keys.end());
   out.clear();
   out.reserve(n);
   for (std::size_t r = 0; r < n; ++r) {
-    const uint32_t i = keys[r].index;
+    const std::size_t i = keys[r].index / n_splits;
     Verdict v = feasible_[i];
+    v.config.split_k = splits[keys[r].index % n_splits];
     detail::finish_parallelism(v, p, dev_);
     if (model_ == Model::calibrated)
-      finish_calibrated(v, p, dev_, costs_[i], table.time, family_.group_m);
+      finish_calibrated(v, p, dev_, costs_[i], table.time, family_);
     else
       v.dram_bytes = detail::reference_traffic(p, v.config);
     out.push_back(v);
@@ -240,10 +270,10 @@ Verdict diagnose_checked(const GemmProblem& p, const Device& dev, const TileConf
   detail::finish_parallelism(v, p, dev);
   v.dram_bytes = detail::reference_traffic(p, cfg);
   if (model == Model::calibrated && v.blocks_per_sm > 0 &&
-      (cfg.instr == Instr::simt || tensor_tflops(dev, p.dtype) > 0)) {
+      (cfg.instr == Instr::simt || tensor_tflops(dev, p.dtype) > 0) && check_split(p, cfg, family).ok()) {
     const TimeConstants time = time_for(family, p.dtype);
     const TileCosts costs = detail::tile_costs(dev, cfg, p, v.blocks_per_sm, v.spills, time);
-    finish_calibrated(v, p, dev, costs, time, family.group_m);
+    finish_calibrated(v, p, dev, costs, time, family);
   }
   return v;
 }
@@ -261,15 +291,44 @@ Result<Verdict> diagnose(const GemmProblem& p, const Device& dev, const TileConf
                          const KernelFamily& family) {
   if (Status s = check_inputs(p, dev, model, family); !s.ok()) return s.error();
   if (Status s = check_config(cfg); !s.ok()) return s.error();
+  if (Status s = check_split_support(cfg.split_k, model, family); !s.ok()) return s.error();
   return diagnose_checked(p, dev, cfg, model, family);
+}
+
+Result<std::optional<SplitAdvice>> split_advice(const GemmProblem& p, const Device& dev, const TileConfig& cfg,
+                                                const KernelFamily& family) {
+  if (Status s = check_inputs(p, dev, Model::calibrated, family); !s.ok()) return s.error();
+  if (Status s = check_config(cfg); !s.ok()) return s.error();
+  if (!family.split_k) return std::optional<SplitAdvice>{};
+  TileConfig one = cfg;
+  one.split_k = 1;
+  Verdict v = diagnose_checked(p, dev, one, Model::calibrated, family);
+  if (!v.feasible() || !v.predicted || !std::isfinite(v.predicted_us)) return std::optional<SplitAdvice>{};
+  const TimeConstants time = time_for(family, p.dtype);
+  const TileCosts costs = detail::tile_costs(dev, one, p, v.blocks_per_sm, v.spills, time);
+  SplitAdvice a;
+  a.unsplit_us = a.best_us = v.predicted_us;
+  const int64_t kt = detail::ceil_div(p.k, cfg.block_k);
+  for (int64_t split : kSplitFactors) {
+    if (split == 1 || split > kt) continue;
+    const double us =
+        detail::predict_us(dev, p, costs, time, family.group_m, {split, &family.split_k->constants});
+    if (us < a.best_us) {
+      a.best_us = us;
+      a.best_split = split;
+    }
+  }
+  return std::optional<SplitAdvice>{a};
 }
 
 Result<std::vector<std::size_t>> rank_configs(const GemmProblem& p, const Device& dev,
                                               const std::vector<TileConfig>& configs, Model model,
                                               const KernelFamily& family, std::vector<Verdict>* verdicts) {
   if (Status s = check_inputs(p, dev, model, family); !s.ok()) return s.error();
-  for (const TileConfig& c : configs)
+  for (const TileConfig& c : configs) {
     if (Status s = check_config(c); !s.ok()) return s.error();
+    if (Status s = check_split_support(c.split_k, model, family); !s.ok()) return s.error();
+  }
   if (configs.size() > kMaxSearchSpace)
     return Error{ErrorKind::out_of_range, "configs",
                  "configs holds more than " + std::to_string(kMaxSearchSpace) + " configurations"};

@@ -107,6 +107,10 @@ std::optional<std::string> read_configs(const std::string& path, Dataset& d) {
     if (warps < 1 || warps > kMaxTileValue / 32)
       return fmt::format("configuration '{}': warps {} must be between 1 and {}", c.key, warps, kMaxTileValue / 32);
     c.config = TileConfig{bm, bn, bk, stages, 32 * warps, Instr::wgmma};
+    if (j.contains("split_k") && !j["split_k"].is_null())
+      if (auto e = get_int(j, "split_k", c.config.split_k)) return e;
+    if (j.contains("variant"))
+      if (auto e = get_string(j, "variant", c.variant)) return e;
     if (Status e = check_config(c.config); !e.ok())
       return fmt::format("configuration '{}': {}", c.key, field_message(e.error()));
     if (auto [it, inserted] = seen.emplace(std::pair{c.klass, c.key}, line); !inserted)
@@ -126,8 +130,8 @@ std::optional<std::string> read_configs(const std::string& path, Dataset& d) {
   if (d.configs.empty()) return fmt::format("{}: the file holds no configurations", path);
   std::stable_sort(d.configs.begin(), d.configs.end(), [](const MeasuredConfig& a, const MeasuredConfig& b) {
     const TileConfig &x = a.config, &y = b.config;
-    return std::tie(x.block_m, x.block_n, x.block_k, x.stages, x.threads) <
-           std::tie(y.block_m, y.block_n, y.block_k, y.stages, y.threads);
+    return std::tie(x.block_m, x.block_n, x.block_k, x.stages, x.threads, x.split_k) <
+           std::tie(y.block_m, y.block_n, y.block_k, y.stages, y.threads, y.split_k);
   });
   return std::nullopt;
 }
@@ -161,6 +165,8 @@ std::optional<std::string> read_timings(const std::string& path, Dataset& d) {
   std::map<CaseKey, std::size_t> shape_of;
   std::map<std::pair<CaseKey, std::string>, int64_t> line_of;
   auto err = each_json_line(path, [&](const json& j, int64_t line) -> std::optional<std::string> {
+    if (const auto v = j.find("variant"); v != j.end() && v->is_string() && v->get_ref<const std::string&>() == "aux")
+      return std::nullopt;  // an auxiliary kernel timed alone, not a configuration
     GemmProblem p;
     for (auto [field, value] : {std::pair<const char*, int64_t*>{"M", &p.m}, {"N", &p.n}, {"K", &p.k}})
       if (auto e = get_int(j, field, *value)) return e;
@@ -234,6 +240,13 @@ std::optional<std::string> read_split(const std::string& path, Dataset& d) {
 }
 
 bool same_shape(const GemmProblem& a, const GemmProblem& b) { return case_key(a) == case_key(b); }
+
+// A configuration the family's model describes: unsplit, or split in the
+// family's split-K variant.
+bool modelled(const MeasuredConfig& c, const KernelFamily& family) {
+  if (c.config.split_k == 1) return c.variant.empty() || c.variant == "none";
+  return family.split_k && (c.variant.empty() || c.variant == family.split_k->variant);
+}
 
 // Average ranks (1-based) of the values, ties sharing their mean rank.
 std::vector<double> ranks(const std::vector<double>& v) {
@@ -418,16 +431,26 @@ Result<ValidationReport> validate(const Device& dev, const std::vector<Dataset>&
       std::sort(times.begin(), times.end());
       std::vector<TileConfig> configs;
       std::vector<double> ms;
-      for (const auto& [index, t] : times) {
+      std::size_t unmodelled = 0;
+      for (auto it = times.begin(); it != times.end();) {
+        const auto [index, t] = *it;
         if (index >= d.configs.size() || !(t > 0))
           return Error{ErrorKind::invalid_argument, "datasets",
                        fmt::format("datasets: {} shape {} refers to configuration {} of {} or has a time {} <= 0",
                                    d.dir, shape_name(m.problem), index, d.configs.size(), t)};
-        configs.push_back(d.configs[index].config);
+        const MeasuredConfig& c = d.configs[index];
+        if (!modelled(c, family)) {
+          ++unmodelled;
+          it = times.erase(it);
+          continue;
+        }
+        configs.push_back(c.config);
         ms.push_back(t);
+        ++it;
       }
       if (configs.empty()) continue;
       ShapeScore s;
+      s.unmodelled = unmodelled;
       s.dataset = d.dir;
       s.problem = m.problem;
       s.group = problem_class(m.problem);
@@ -439,14 +462,31 @@ Result<ValidationReport> validate(const Device& dev, const std::vector<Dataset>&
       s.best_ms = ms[best];
       Result<std::vector<std::size_t>> calibrated = rank_configs(m.problem, dev, configs, Model::calibrated, family);
       if (!calibrated.ok()) return calibrated.error();
-      Result<std::vector<std::size_t>> seed = rank_configs(m.problem, dev, configs, Model::seed);
+      // The seed model ranks the unsplit ones; the splits follow in sweep order.
+      std::vector<TileConfig> unsplit;
+      std::vector<std::size_t> unsplit_index, split_index;
+      for (std::size_t i = 0; i < configs.size(); ++i) {
+        if (configs[i].split_k == 1) {
+          unsplit.push_back(configs[i]);
+          unsplit_index.push_back(i);
+          s.best_unsplit_ms = s.best_unsplit_ms ? std::min(*s.best_unsplit_ms, ms[i]) : ms[i];
+        } else {
+          split_index.push_back(i);
+        }
+      }
+      s.has_splits = !split_index.empty();
+      Result<std::vector<std::size_t>> seed = rank_configs(m.problem, dev, unsplit, Model::seed);
       if (!seed.ok()) return seed.error();
+      for (std::size_t& i : *seed) i = unsplit_index[i];
+      seed->insert(seed->end(), split_index.begin(), split_index.end());
       Result<RankingScore> cal = score_ranking(*calibrated, ms), ref = score_ranking(*seed, ms);
       if (!cal.ok()) return cal.error();
       if (!ref.ok()) return ref.error();
       s.calibrated = *cal;
       s.seed = *ref;
       s.calibrated_top1_key = d.configs[times[s.calibrated.top1].first].key;
+      s.pick_ms = ms[s.calibrated.top1];
+      s.pick_split_k = configs[s.calibrated.top1].split_k;
       s.seed_top1_key = d.configs[times[s.seed.top1].first].key;
       report.shapes.push_back(std::move(s));
     }

@@ -1,5 +1,6 @@
 // tileplan tile: sweep a search space, diagnose one configuration, or plan
 // every GEMM of a shapes file (JSON Lines).
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -28,7 +29,7 @@ struct TileFlags {
   std::string family_file;
   std::string emit;
   DeviceFlags device;
-  std::string block_m, block_n, block_k, stages, threads;
+  std::string block_m, block_n, block_k, stages, threads, split_k;
   std::string topk = "15";
   bool diagnose = false;
   std::string format = "text";
@@ -78,6 +79,7 @@ void check_list(const char* flag, const std::vector<int64_t>& values) {
     if (std::string_view(flag) == "--block-k") c.block_k = v;
     if (std::string_view(flag) == "--stages") c.stages = v;
     if (std::string_view(flag) == "--threads") c.threads = v;
+    if (std::string_view(flag) == "--split-k") c.split_k = v;
     require(check_config(c));
   }
 }
@@ -106,7 +108,7 @@ int64_t single(const CLI::App& app, const char* flag, const std::string& given, 
 // "lda" -> "--lda", "out_dtype" -> "--out-dtype".)
 const std::initializer_list<std::pair<std::string_view, std::string_view>> kProblemFlags = {{"m/n/k", "--m/--n/--k"}};
 const std::initializer_list<std::pair<std::string_view, std::string_view>> kSpaceFlags = {
-    {"space", "the search space (--block-m x --block-n x --block-k x --stages x --threads)"}};
+    {"space", "the search space (--block-m x --block-n x --block-k x --stages x --threads x --split-k)"}};
 
 // A problem-file line's check: the file's column names (M, N, K) for the
 // library's parameters, after "PATH:LINE: "; the leading dimensions and the
@@ -246,23 +248,36 @@ void run(const CLI::App& app, TileFlags fl) {
   if (fl.diagnose) {
     if (!fl.shapes.empty()) throw UsageError("--diagnose and --shapes cannot be combined");
     require(check_problem(fl.problem), kProblemFlags);
-    const TileConfig cfg{single(app, "--block-m", fl.block_m, 128), single(app, "--block-n", fl.block_n, 128),
-                         single(app, "--block-k", fl.block_k, 32),  single(app, "--stages", fl.stages, 3),
-                         single(app, "--threads", fl.threads, 256), *instr};
+    TileConfig cfg{single(app, "--block-m", fl.block_m, 128), single(app, "--block-n", fl.block_n, 128),
+                   single(app, "--block-k", fl.block_k, 32),  single(app, "--stages", fl.stages, 3),
+                   single(app, "--threads", fl.threads, 256), *instr};
+    cfg.split_k = single(app, "--split-k", fl.split_k, 1);
     report.problem = fl.problem;
     report.diagnose = true;
     report.space_size = 1;
+    // One split factor, given: it must fit the problem (in a sweep, one
+    // beyond the K tiles is a C4 failure instead).
+    if (*model == Model::calibrated && family.split_k) require(check_split(fl.problem, cfg, family), kProblemFlags);
     Result<Verdict> v = diagnose(fl.problem, dev, cfg, *model, family);
     require(v.status(), kProblemFlags);
     report.candidates.push_back(*v);
     report.feasible_count = report.candidates.front().feasible() ? 1 : 0;
+    report.split_space = cfg.split_k > 1;
+    if (*model == Model::calibrated) {
+      Result<std::optional<SplitAdvice>> advice = split_advice(fl.problem, dev, cfg, family);
+      require(advice.status(), kProblemFlags);
+      report.split_advice = *advice;
+    }
   } else {
     const SearchSpace defaults = *model == Model::seed ? SearchSpace{} : calibrated_space();
     SearchSpace space{pick(app, "--block-m", fl.block_m, defaults.block_m),
                       pick(app, "--block-n", fl.block_n, defaults.block_n),
                       pick(app, "--block-k", fl.block_k, defaults.block_k),
                       pick(app, "--stages", fl.stages, defaults.stages),
-                      pick(app, "--threads", fl.threads, defaults.threads)};
+                      pick(app, "--threads", fl.threads, defaults.threads),
+                      pick(app, "--split-k", fl.split_k, defaults.split_k)};
+    report.split_space = space.split_k.size() > 1 || space.split_k.front() > 1;
+    report.min_split_k = *std::min_element(space.split_k.begin(), space.split_k.end());
     // One problem: its class's table only; a shapes file: the common class's
     // at once, the others' on their first line.
     if (fl.shapes.empty()) require(check_problem(fl.problem), kProblemFlags);
@@ -340,6 +355,8 @@ void register_tile(CLI::App& app) {
   cmd->add_option("--block-k", fl->block_k, list_help);
   cmd->add_option("--stages", fl->stages, list_help);
   cmd->add_option("--threads", fl->threads, list_help);
+  cmd->add_option("--split-k", fl->split_k,
+                  "split factors of K (default 1: no split), e.g. 1,2,4,8,16; needs a family with a split-K model");
   cmd->add_option("--topk", fl->topk, "configurations to show; 0 shows every feasible one")->default_val("15");
   cmd->add_flag("--diagnose", fl->diagnose, "check one configuration and name its binding constraint");
   cmd->add_option("--model", fl->model,

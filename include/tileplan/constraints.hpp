@@ -5,9 +5,11 @@
 //                         <= shared memory per block
 //   C2 register pressure  registers per thread (tileplan/registers.hpp) <= the
 //                         per-thread limit, and blocks per SM > 0
-//   C4 parallelism        grid = ceil(M/block_M) * ceil(N/block_N) tiles over
-//                         blocks_per_SM * SMs resident blocks -> waves and the
-//                         fill of the last wave (warnings, never failures)
+//   C4 parallelism        grid = ceil(M/block_M) * ceil(N/block_N) tiles (times
+//                         split_k programs per tile) over blocks_per_SM * SMs
+//                         resident blocks -> waves and the fill of the last
+//                         wave (warnings); a split_k above the K tiles
+//                         ceil(K/block_K) is the one C4 failure
 // and the reference's DRAM traffic model (bytes):
 //   traffic = e*M*N*K*(1/block_N + 1/block_M) + e*M*N
 //
@@ -52,6 +54,7 @@ enum class FindingKind : uint8_t {
   dtype_unsupported,    // C3: value = the input DType, limit = the device's compute capability
   narrow_loads,         // C3 warning: value = operand (0 A, 1 B, 2 C), limit = vector bytes
   fp8_b_not_k_major,    // C3 warning: value = limit = 0; fp8 B stored N-contiguous
+  split_exceeds_k_tiles,// C4 failure: value = split_k, limit = ceil(K/block_K)
 };
 struct Finding {
   FindingKind kind;

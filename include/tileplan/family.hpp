@@ -33,6 +33,13 @@
 //                        "time": {"mma_n_half": {"value": ...}, ...}}, ...}
 // Each constant there is optional and replaces the base one for that type;
 // "registers" and "time" are optional too.
+//
+// Optional, for a family whose kernel splits K (TileConfig::split_k > 1):
+//     "split_k": {"variant": "workspace", "fitted_on": "...",
+//                 "constants": {"reduce_launch_us": {"value": ..., "fitted_on": "..."}, ...}}
+// "workspace": each of the split_k programs of a tile stores its fp32 partial
+// tile to a workspace[split_k, M, N]; a second kernel sums them into C. A
+// family without the section predicts no split (split_k 1 only).
 #pragma once
 
 #include <array>
@@ -79,6 +86,35 @@ TimeConstants time_constants_from(const std::array<double, kTimeConstantCount>& 
 //   error param: the constant's name.
 Status check_time_constants(const TimeConstants& c);
 
+// X(name, unit, description): the split-K reduction kernel (model.hpp).
+#define TILEPLAN_SPLIT_K_CONSTANTS(X)                                                                   \
+  X(reduce_launch_us, "us", "fixed cost of the reduction kernel that follows the split GEMM")          \
+  X(reduce_gbps, "GB/s", "rate at which the reduction reads the fp32 partial tiles and writes C")
+struct SplitKConstants {
+#define TILEPLAN_X(name, unit, desc) double name = 0;
+  TILEPLAN_SPLIT_K_CONSTANTS(TILEPLAN_X)
+#undef TILEPLAN_X
+};
+inline constexpr std::size_t kSplitKConstantCount = 0
+#define TILEPLAN_X(name, unit, desc) +1
+    TILEPLAN_SPLIT_K_CONSTANTS(TILEPLAN_X)
+#undef TILEPLAN_X
+    ;
+const std::array<ConstantInfo, kSplitKConstantCount>& split_k_constant_info();
+std::array<double, kSplitKConstantCount> to_array(const SplitKConstants& c);
+SplitKConstants split_k_constants_from(const std::array<double, kSplitKConstantCount>& v);
+// reduce_launch_us in 0..1e9, reduce_gbps in (0, 1e9], both finite.
+//   error param: the constant's name.
+Status check_split_k_constants(const SplitKConstants& c);
+// How a family's kernel splits K. The only variant modelled is "workspace"
+// (the partial tiles written to memory, then summed by a second kernel).
+struct SplitKModel {
+  std::string variant = "workspace";
+  std::string fitted_on;
+  SplitKConstants constants;
+  std::array<std::string, kSplitKConstantCount> sources;  // per constant; empty = fitted_on
+};
+
 inline constexpr int64_t kFamilyFormatVersion = 1;
 // Family files larger than this are refused before they are read.
 inline constexpr std::size_t kMaxFamilyFileBytes = std::size_t{1} << 20;
@@ -111,6 +147,7 @@ struct KernelFamily {
   std::string time_fitted_on;
   std::array<std::string, kTimeConstantCount> time_sources;      // per constant; empty = time_fitted_on
   std::vector<TypeConstants> by_input_type;                      // at most one per input type
+  std::optional<SplitKModel> split_k;                            // none: the kernel never splits K
 };
 
 // The family's constants for problems of input type `t`: its own, with what

@@ -164,6 +164,10 @@ inline ProblemAccess problem_access(const GemmProblem& p) {
 struct TileConfig {
   int64_t block_m = 128, block_n = 128, block_k = 32, stages = 3, threads = 256;
   Instr instr = Instr::wgmma;
+  // Split-K: the K loop split over split_k programs per output tile, their
+  // fp32 partial tiles summed by a second kernel (1: no split). Only a family
+  // with a split-K model (tileplan/family.hpp) predicts split_k > 1.
+  int64_t split_k = 1;
 };
 
 // Largest M, N or K: below 2^31 so every quotient is exact in a double.
@@ -179,8 +183,8 @@ inline constexpr int64_t kMaxTileValue = 65536;
 //   error param: "m", "n", "k", "m/n/k" (their product), "dtype", "out_dtype",
 //   "accum_bytes", "a_layout", "b_layout", "lda", "ldb", "ldc".
 Status check_problem(const GemmProblem& p);
-// Every value in 1..kMaxTileValue; instr one of the enumerators.
-//   error param: "block_m", "block_n", "block_k", "stages", "threads", "instr".
+// Every value (split_k too) in 1..kMaxTileValue; instr one of the enumerators.
+//   error param: "block_m", "block_n", "block_k", "stages", "threads", "split_k", "instr".
 Status check_config(const TileConfig& cfg);
 
 // Candidates per dimension. A sweep takes each list sorted and without
@@ -191,6 +195,7 @@ struct SearchSpace {
   std::vector<int64_t> block_k{16, 32, 64, 128};
   std::vector<int64_t> stages{2, 3, 4};
   std::vector<int64_t> threads{128, 256, 512};
+  std::vector<int64_t> split_k{1};  // innermost: a tile's split factors are adjacent in sweep order
 };
 // The calibrated model's default space: the reference's with 5 stages too
 // (measured winners use 5: 64x64x128 for small M, 256x128x64 for large fp8)
@@ -208,7 +213,7 @@ inline constexpr std::size_t kMaxSearchSpace = std::size_t{1} << 20;
 // The number of distinct configurations, once each list is sorted and its
 // repeats removed; an error when a list is empty, a value fails check_config
 // or the product exceeds kMaxSearchSpace.
-//   error param: "block_m", ..., "threads", "space".
+//   error param: "block_m", ..., "threads", "split_k", "space".
 Result<std::size_t> space_size(const SearchSpace& s);
 // The same lists, sorted, without repeats.
 SearchSpace normalized(SearchSpace s);

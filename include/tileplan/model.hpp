@@ -19,7 +19,13 @@
 //   t_tile(j) = kt*period(j) + tile overhead + epilogue(j)
 //   per SM: n = ceil(tiles/SMs) programs, b at a time: n/b rounds of b (n >= b), or one round of n
 //   t_dram  = DRAM bytes under the grouped tile order / DRAM bandwidth
-//   time    = (launch + sqrt(t_SM^2 + t_dram^2)) * (spill_factor if the kernel spills)
+//   time    = (launch + sqrt(t_SM^2 + t_dram^2)) * (spill_factor if the kernel spills) + t_reduce
+//
+// Split-K (split_k = s > 1, a family with a split-K model): s programs per
+// tile, each over ceil(kt/s) K tiles, so tiles*s programs share the SMs and
+// each stores an fp32 partial tile (block_M*block_N*4 bytes) where the plain
+// kernel stores C; DRAM carries s*M*N*4 partial bytes instead of C. Then
+//   t_reduce = reduce_launch_us + (s*M*N*4 + M*N*out_bytes) / reduce_gbps      (0 when s = 1)
 #pragma once
 
 #include <cstdint>
@@ -53,16 +59,22 @@ struct TileCosts {
 };
 
 struct Prediction {
-  double time_us = 0;
+  double time_us = 0;       // the GEMM, and the reduction of a split
+  double reduce_us = 0;     // the split-K reduction kernel (0 without a split)
   TimeBound bound = TimeBound::none;
   double dram_bytes = 0;  // under the grouped tile order
   double sm_us = 0;       // the busiest SM's time
   double dram_us = 0;     // DRAM's time
 };
 
+// A split factor the family and the problem admit: split_k 1, or a family
+// with a split-K model and split_k at most the K tiles ceil(K/block_K).
+//   error param: "split_k".
+Status check_split(const GemmProblem& p, const TileConfig& cfg, const KernelFamily& family);
+
 // The predicted time of `cfg` for `p` with `blocks_per_sm` resident blocks
 // (>= 1, at most the device's block limit), under `family`'s constants.
-// Checks every input (its checker's error; param "blocks_per_sm").
+// Checks every input (its checker's error; param "blocks_per_sm"; check_split).
 Result<Prediction> predict(const Device& dev, const GemmProblem& p, const TileConfig& cfg, int64_t blocks_per_sm,
                            bool spills, const KernelFamily& family);
 

@@ -42,7 +42,8 @@ std::optional<Model> parse_model(std::string_view s);
 struct Verdict : TileCheck {
   double dram_bytes = 0.0;    // seed: the reference's traffic; calibrated: under the grouped order
   bool predicted = false;     // calibrated model: predicted_us holds a prediction
-  double predicted_us = 0.0;  // kernel time
+  double predicted_us = 0.0;  // kernel time (a split's reduction included)
+  double reduce_us = 0.0;     // of which the split-K reduction kernel
   TimeBound time_bound = TimeBound::none;
 };
 
@@ -81,6 +82,7 @@ class Planner {
   const Device& device() const { return dev_; }
   Model model() const { return model_; }
   const KernelFamily& family() const { return family_; }
+  const SearchSpace& space() const { return space_; }  // normalized: sorted, without repeats
 
  private:
   // The shape-independent work for one class of problems: those of one input
@@ -135,5 +137,20 @@ Result<std::vector<std::size_t>> rank_configs(const GemmProblem& p, const Device
                                               const std::vector<TileConfig>& configs, Model model,
                                               const KernelFamily& family = default_family(),
                                               std::vector<Verdict>* verdicts = nullptr);
+
+// Whether splitting K pays for one tile: its predicted time at each split
+// factor the family's kernel was measured with (kSplitFactors, those within
+// the K tiles), the fastest, and the time without a split.
+inline constexpr int64_t kSplitFactors[] = {1, 2, 4, 8, 16};
+struct SplitAdvice {
+  int64_t best_split = 1;   // the fastest factor (1: no split pays)
+  double best_us = 0;       // its predicted time
+  double unsplit_us = 0;    // the tile's predicted time at split_k 1
+};
+// Needs the calibrated model, a family with a split-K model and a tile that
+// passes C1-C3 for p (its split_k is ignored); nothing otherwise.
+//   error: as diagnose.
+Result<std::optional<SplitAdvice>> split_advice(const GemmProblem& p, const Device& dev, const TileConfig& cfg,
+                                                const KernelFamily& family = default_family());
 
 }  // namespace tileplan

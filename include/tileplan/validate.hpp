@@ -9,10 +9,14 @@
 //                  n_regs, n_spills, shared, occupancy (compiled) or error (refused);
 //                  optional "class" (what the compiler specialized on, see
 //                  problem_class): a dataset of several classes holds one
-//                  line per (class, key)
+//                  line per (class, key); optional "split_k" (1) and
+//                  "variant" ("none", or how a split kernel combines its
+//                  partial tiles: "workspace", "atomic")
 //   timings.jsonl  one (case, configuration) a line: M, N, K, key, ms, and
 //                  optional dtype (float16), a_layout, b_layout (row), class;
-//                  key "cublas" is the vendor library's time for the case
+//                  key "cublas" is the vendor library's time for the case;
+//                  lines with "variant": "aux" (auxiliary kernels timed
+//                  alone) are skipped
 //   split.json     optional: {"calibration": ["MxNxK[:dtype:LL]", ...], "held_out": [...]}
 //
 // A case is a shape with an input type and layouts, named
@@ -38,7 +42,8 @@ namespace tileplan {
 struct MeasuredConfig {
   std::string key;            // e.g. "128x256x64_s4_w8"
   std::string klass;          // "" (a dataset of one class) or e.g. "float16:rr:MNk"
-  TileConfig config;          // threads = 32 * warps, instr = wgmma
+  TileConfig config;          // threads = 32 * warps, instr = wgmma, split_k
+  std::string variant;        // "" (not given), "none", "workspace", "atomic", ...
   bool compiled = false;      // false: the compiler refused it (`error`)
   int64_t regs_per_thread = 0;
   int64_t spills = 0;         // n_spills
@@ -114,6 +119,13 @@ struct ShapeScore {
   std::size_t candidates = 0;
   std::string best_key;
   double best_ms = 0;
+  // Configurations of a variant the family does not model (a split kernel
+  // other than its split_k variant) are left out of the candidates.
+  std::size_t unmodelled = 0;
+  double pick_ms = 0;            // measured time of the calibrated model's first pick
+  int64_t pick_split_k = 1;      // its split factor
+  std::optional<double> best_unsplit_ms;  // the best measured split_k 1 candidate
+  bool has_splits = false;       // some candidate has split_k > 1
   RankingScore calibrated, seed;
   std::string calibrated_top1_key, seed_top1_key;
 };
@@ -139,7 +151,9 @@ struct ValidationReport {
 enum class SplitFilter { all, calibration, held_out };
 
 // Ranks each selected shape's measured configurations with the calibrated
-// model (family `family`) and with the seed model, and scores both. An error
+// model (family `family`) and with the seed model, and scores both. Split
+// configurations (split_k > 1) are candidates when the family models their
+// variant; the seed model, which never splits, ranks them after the others. An error
 // only for a device or family its checker refuses, or a Dataset not built by
 // load_dataset whose indices or times are out of range.
 Result<ValidationReport> validate(const Device& dev, const std::vector<Dataset>& datasets, SplitFilter filter,

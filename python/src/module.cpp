@@ -42,7 +42,7 @@ py::object from_json(const std::string& text) {
 }
 
 // `tileplan tile`'s names for a search space, with keywords for flags.
-const Names kSpaceNames = {{"space", "the search space (block_m x block_n x block_k x stages x threads)"}};
+const Names kSpaceNames = {{"space", "the search space (block_m x block_n x block_k x stages x threads x split_k)"}};
 // `tileplan occupancy`'s flags, as keywords.
 const Names kOccupancyNames = {{"threads_per_block", "threads"},
                                {"regs_per_thread", "regs"},
@@ -58,7 +58,7 @@ const Names kLoopNames = {{"perm", "access"}, {"list_points", "points"}};
 constexpr std::size_t kMaxPythonCandidates = std::size_t{1} << 16;
 constexpr int64_t kMaxPythonListedPoints = int64_t{1} << 18;
 
-constexpr const char* kSpaceKeys[] = {"block_m", "block_n", "block_k", "stages", "threads"};
+constexpr const char* kSpaceKeys[] = {"block_m", "block_n", "block_k", "stages", "threads", "split_k"};
 
 // One value of one dimension through the one checker (as the CLI checks each value of a list).
 void check_value(std::string_view key, int64_t v) {
@@ -68,6 +68,7 @@ void check_value(std::string_view key, int64_t v) {
   if (key == "block_k") c.block_k = v;
   if (key == "stages") c.stages = v;
   if (key == "threads") c.threads = v;
+  if (key == "split_k") c.split_k = v;
   require(check_config(c));
 }
 
@@ -75,8 +76,9 @@ void check_value(std::string_view key, int64_t v) {
 // dimension (the CLI's: the reference's space for seed, calibrated_space()).
 SearchSpace read_space(const Args& a, Model model) {
   SearchSpace space = model == Model::seed ? SearchSpace{} : calibrated_space();
-  std::vector<int64_t>* dims[] = {&space.block_m, &space.block_n, &space.block_k, &space.stages, &space.threads};
-  for (std::size_t i = 0; i < 5; ++i) {
+  std::vector<int64_t>* dims[] = {&space.block_m, &space.block_n, &space.block_k,
+                                  &space.stages,  &space.threads, &space.split_k};
+  for (std::size_t i = 0; i < 6; ++i) {
     std::optional<std::vector<int64_t>> values = a.int_list(kSpaceKeys[i]);
     if (!values) continue;
     for (int64_t v : *values) check_value(kSpaceKeys[i], v);
@@ -101,6 +103,12 @@ std::optional<int64_t> exact_int(py::handle h) {
     return std::nullopt;
   }
   return v;
+}
+
+// Whether a planner's space holds a split factor above 1.
+bool space_splits(const Planner& planner) {
+  const std::vector<int64_t>& splits = planner.space().split_k;
+  return splits.size() > 1 || splits.front() > 1;
 }
 
 render::TileReport report_for(const Device& dev, Instr instr, Model model, const KernelFamily& family) {
@@ -133,6 +141,7 @@ py::object plan(py::dict kwargs) {
     render::TileReport report = report_for(dev, instr, model, family);
     report.problem = p;
     report.space_size = planner.space_size();
+    report.split_space = space_splits(planner);
     report.feasible_count = take(planner.plan_into(p, static_cast<std::size_t>(topk), report.candidates));
     if (report.candidates.size() > kMaxPythonCandidates)
       throw UserError(ErrorKind::out_of_range, "top_k",
@@ -155,17 +164,20 @@ py::object diagnose(py::dict kwargs) {
   require(check_problem(p));
   TileConfig cfg;
   cfg.instr = instr;
-  int64_t* fields[] = {&cfg.block_m, &cfg.block_n, &cfg.block_k, &cfg.stages, &cfg.threads};
-  for (std::size_t i = 0; i < 5; ++i) {
+  int64_t* fields[] = {&cfg.block_m, &cfg.block_n, &cfg.block_k, &cfg.stages, &cfg.threads, &cfg.split_k};
+  for (std::size_t i = 0; i < 6; ++i) {
     *fields[i] = a.integer(kSpaceKeys[i]);
     check_value(kSpaceKeys[i], *fields[i]);
   }
+  // As the CLI: one split factor, given, must fit the problem's K tiles.
+  if (model == Model::calibrated && family.split_k) require(check_split(p, cfg, family));
   render::TileReport report = report_for(dev, instr, model, family);
   report.problem = p;
   report.diagnose = true;
   report.space_size = 1;
   report.candidates.push_back(take(tileplan::diagnose(p, dev, cfg, model, family)));
   report.feasible_count = report.candidates.front().feasible() ? 1 : 0;
+  report.split_space = cfg.split_k > 1;
   return from_json(render::tile_json(report));
 }
 
@@ -329,7 +341,7 @@ class FastPlanner {
     planner_ = std::make_unique<Planner>(
         take(Planner::create(std::move(s.dev), s.instr, std::move(space), s.model, std::move(s.family)), kSpaceNames));
   }
-  // [(block_m, block_n, block_k, stages, threads, predicted_us or None)], best first.
+  // [(block_m, block_n, block_k, stages, threads, predicted_us or None, split_k)], best first.
   py::list top(py::dict problem, int64_t topk) const {
     const GemmProblem p = read_problem(Args(std::move(problem)));
     check_top_k(topk);
@@ -343,11 +355,12 @@ class FastPlanner {
       const TileConfig& c = v.config;
       const py::object time = v.predicted && std::isfinite(v.predicted_us) ? py::object(py::float_(v.predicted_us))
                                                                            : py::object(py::none());
-      out.append(py::make_tuple(c.block_m, c.block_n, c.block_k, c.stages, c.threads, time));
+      out.append(py::make_tuple(c.block_m, c.block_n, c.block_k, c.stages, c.threads, time, c.split_k));
     }
     return out;
   }
   int64_t group_m() const { return planner_->family().group_m; }
+  bool splits() const { return space_splits(*planner_); }
   int64_t warp_size() const { return planner_->device().warp_size; }
 
  private:
@@ -359,7 +372,7 @@ class FastPlanner {
 class Ranker {
  public:
   explicit Ranker(py::dict kwargs) : s_(read_setting(Args(std::move(kwargs)))) {}
-  // configs: (block_m, block_n, block_k, stages, threads) tuples, or None for
+  // configs: (block_m, block_n, block_k, stages, threads[, split_k]) tuples, or None for
   // one the caller could not map. Returns (ranked, others, unmapped): indices
   // of the candidates best first; of the mapped configurations that are not
   // candidates (infeasible, or block_K > K), in the given order; of None and
@@ -372,20 +385,25 @@ class Ranker {
     const std::size_t n = configs.size();
     for (std::size_t i = 0; i < n; ++i) {
       const py::handle item = configs[i];
-      if (item.is_none() || !PyTuple_Check(item.ptr()) || PyTuple_GET_SIZE(item.ptr()) != 5) {
+      const Py_ssize_t size = item.is_none() || !PyTuple_Check(item.ptr()) ? 0 : PyTuple_GET_SIZE(item.ptr());
+      if (size != 5 && size != 6) {
         unmapped.append(i);
         continue;
       }
       TileConfig c;
       c.instr = s_.instr;
-      int64_t* fields[] = {&c.block_m, &c.block_n, &c.block_k, &c.stages, &c.threads};
+      int64_t* fields[] = {&c.block_m, &c.block_n, &c.block_k, &c.stages, &c.threads, &c.split_k};
       bool ints = true;
-      for (std::size_t f = 0; f < 5 && ints; ++f) {
+      for (std::size_t f = 0; f < static_cast<std::size_t>(size) && ints; ++f) {
         const std::optional<int64_t> v = exact_int(PyTuple_GET_ITEM(item.ptr(), static_cast<Py_ssize_t>(f)));
         ints = v.has_value();
         *fields[f] = v.value_or(0);
       }
-      if (!ints || !check_config(c).ok()) {
+      // A split the model cannot price (the seed model, a family without a
+      // split model) is not mappable: kept after the ranked ones, never an
+      // error. One beyond the K tiles fails C4 like any infeasible config.
+      if (!ints || !check_config(c).ok() ||
+          (c.split_k > 1 && (s_.model != Model::calibrated || !s_.family.split_k))) {
         unmapped.append(i);
         continue;
       }
@@ -431,6 +449,7 @@ PYBIND11_MODULE(_tileplan, m) {
   py::class_<FastPlanner>(m, "Planner")
       .def(py::init<py::dict>(), py::arg("args"))
       .def("top", &FastPlanner::top, py::arg("problem"), py::arg("top_k"))
+      .def_property_readonly("splits", &FastPlanner::splits)
       .def_property_readonly("group_m", &FastPlanner::group_m)
       .def_property_readonly("warp_size", &FastPlanner::warp_size);
   py::class_<Ranker>(m, "Ranker")

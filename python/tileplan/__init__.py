@@ -24,7 +24,7 @@ __all__ = ["Error", "plan", "diagnose", "occupancy", "loop", "devices", "device"
 
 def plan(m, n, k, *, dtype="float16", out_dtype=None, a_layout="row", b_layout="row", lda=0, ldb=0, ldc=0,
          device="h200", sm_count=None, smem_kb=None, block_m=None, block_n=None, block_k=None, stages=None,
-         threads=None, top_k=15, model="calibrated", family=None, family_file=None, instr="wgmma"):
+         threads=None, split_k=None, top_k=15, model="calibrated", family=None, family_file=None, instr="wgmma"):
     """Rank the tile configurations of a search space for one GEMM: `tileplan tile --format json`.
 
     m, n, k: the GEMM C[m,n] = A[m,k] B[k,n].
@@ -32,8 +32,9 @@ def plan(m, n, k, *, dtype="float16", out_dtype=None, a_layout="row", b_layout="
     (float16, bfloat16, float32; None: the CLI's default for dtype). a_layout, b_layout: row or col;
     lda, ldb, ldc: leading dimensions in elements (0: packed).
     device: a preset (tileplan.devices()); sm_count, smem_kb: override it as --sm-count, --smem-kb.
-    block_m, block_n, block_k, stages, threads: None for the default candidates, or an int or a
-    sequence of ints replacing them.
+    block_m, block_n, block_k, stages, threads, split_k: None for the default candidates, or an int
+    or a sequence of ints replacing them (split_k: the split factors of K, default 1 alone; a split
+    needs the calibrated model and a family with a split-K model, as --split-k).
     top_k: candidates to return (0: every feasible one). model: calibrated or seed. family: a shipped
     kernel family by name (None: triton under the calibrated model); family_file: one from a file.
     instr: wgmma, mma or simt.
@@ -46,7 +47,7 @@ def plan(m, n, k, *, dtype="float16", out_dtype=None, a_layout="row", b_layout="
 
 def diagnose(m, n, k, *, dtype="float16", out_dtype=None, a_layout="row", b_layout="row", lda=0, ldb=0, ldc=0,
              device="h200", sm_count=None, smem_kb=None, block_m=128, block_n=128, block_k=32, stages=3,
-             threads=256, model="calibrated", family=None, family_file=None, instr="wgmma"):
+             threads=256, split_k=1, model="calibrated", family=None, family_file=None, instr="wgmma"):
     """One configuration's verdict: `tileplan tile --diagnose --format json`, its one candidate.
 
     Arguments as plan(), with one int per tile dimension. A configuration that breaks C1-C4 is not an

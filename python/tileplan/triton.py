@@ -53,7 +53,7 @@ def _space(value):
 
 @functools.lru_cache(maxsize=64)
 def _planner(device, sm_count, smem_kb, instr, model, family, family_file, block_m, block_n, block_k, stages,
-             threads):
+             threads, split_k=None):
     return _tileplan.Planner(locals())
 
 
@@ -170,11 +170,12 @@ def _index(value):
 class _Pruner:
     """early_config_prune for @triton.autotune: the user's configs ranked for the launch's problem."""
 
-    def __init__(self, ranker, top_k, names, keys):
+    def __init__(self, ranker, top_k, names, keys, split_k_key):
         self._ranker = ranker
         self._top_k = top_k
         self._names = names  # m, n, k, a, b, c
         self._keys = keys    # block_m_key, block_n_key, block_k_key
+        self._split_k_key = split_k_key
         self._warp = ranker.warp_size
         self._warned = set()
 
@@ -184,12 +185,15 @@ class _Pruner:
             warnings.warn(f"tileplan.triton.prune: {message}", stacklevel=3)
 
     def _map(self, config):
-        """(block_m, block_n, block_k, stages, threads), or None when the config does not say."""
+        """(block_m, block_n, block_k, stages, threads, split_k), or None when the config does not say.
+
+        split_k is kwargs[split_k_key] when the config has that key, else 1."""
         try:
             kwargs = config.kwargs
             km, kn, kk = self._keys
+            split = _index(kwargs[self._split_k_key]) if self._split_k_key in kwargs else 1
             return (_index(kwargs[km]), _index(kwargs[kn]), _index(kwargs[kk]), _index(config.num_stages),
-                    _index(config.num_warps) * self._warp)
+                    _index(config.num_warps) * self._warp, split)
         except (AttributeError, KeyError, TypeError):
             return None
 
@@ -224,13 +228,14 @@ class _Pruner:
 
 
 def prune(top_k=3, m="M", n="N", k="K", *, a=None, b=None, c=None, block_m_key="BLOCK_M", block_n_key="BLOCK_N",
-          block_k_key="BLOCK_K", device="h200", sm_count=None, smem_kb=None, model="calibrated", family=None,
-          family_file=None, instr="wgmma"):
+          block_k_key="BLOCK_K", split_k_key="SPLIT_K", device="h200", sm_count=None, smem_kb=None,
+          model="calibrated", family=None, family_file=None, instr="wgmma"):
     """prune_configs_by for @triton.autotune: keeps your top_k configs by predicted time.
 
     On each new autotuning key, the problem is read from the kernel's arguments (see
     problem_from_args; m, n, k, a, b, c name them) and each config's kwargs[block_*_key],
-    num_stages and num_warps (threads = num_warps * 32) become a tileplan configuration, ranked
+    num_stages, num_warps (threads = num_warps * 32) and kwargs[split_k_key] if present (the
+    split factor of a split-K kernel; absent: 1) become a tileplan configuration, ranked
     by the library's rank_configs. Returned: the top_k feasible ones best first (top_k 0: all),
     then the configs it could not map (one warning); never an empty list. Arguments it cannot
     read (another dtype, a strided C) leave the configs as given, with one warning.
@@ -239,18 +244,21 @@ def prune(top_k=3, m="M", n="N", k="K", *, a=None, b=None, c=None, block_m_key="
     """
     _check_top_k(top_k)
     ranker = _ranker(device, sm_count, smem_kb, instr, model, family, family_file)
-    return {"early_config_prune": _Pruner(ranker, top_k, (m, n, k, a, b, c), (block_m_key, block_n_key, block_k_key))}
+    return {"early_config_prune": _Pruner(ranker, top_k, (m, n, k, a, b, c), (block_m_key, block_n_key, block_k_key),
+                                          split_k_key)}
 
 
 def configs(m, n, k, *, dtype="float16", out_dtype=None, a_layout="row", b_layout="row", lda=0, ldb=0, ldc=0,
             top_k=15, device="h200", sm_count=None, smem_kb=None, block_m=None, block_n=None, block_k=None,
-            stages=None, threads=None, model="calibrated", family=None, family_file=None, instr="wgmma",
-            block_m_key="BLOCK_M", block_n_key="BLOCK_N", block_k_key="BLOCK_K", group_m_key="GROUP_M"):
+            stages=None, threads=None, split_k=None, model="calibrated", family=None, family_file=None,
+            instr="wgmma", block_m_key="BLOCK_M", block_n_key="BLOCK_N", block_k_key="BLOCK_K",
+            group_m_key="GROUP_M", split_k_key="SPLIT_K"):
     """The best top_k configurations as triton.Config objects (needs Triton), best first.
 
     Arguments as tileplan.plan. Each Config has kwargs {block_m_key, block_n_key, block_k_key,
-    group_m_key (the family's grouped order; None leaves it out)}, num_warps = threads / 32 and
-    num_stages: the lines `tileplan tile --emit triton` prints.
+    group_m_key (the family's grouped order; None leaves it out), split_k_key (only when split_k
+    holds a factor above 1)}, num_warps = threads / 32 and num_stages: the lines
+    `tileplan tile --emit triton` prints.
     """
     try:
         import triton
@@ -258,30 +266,33 @@ def configs(m, n, k, *, dtype="float16", out_dtype=None, a_layout="row", b_layou
         raise ImportError("tileplan.triton.configs returns triton.Config objects and needs Triton "
                           "(prune and heuristics do not)") from e
     planner = _planner(device, sm_count, smem_kb, instr, model, family, family_file, _space(block_m),
-                       _space(block_n), _space(block_k), _space(stages), _space(threads))
+                       _space(block_n), _space(block_k), _space(stages), _space(threads), _space(split_k))
     problem = {"m": m, "n": n, "k": k, "dtype": dtype, "out_dtype": out_dtype, "a_layout": a_layout,
                "b_layout": b_layout, "lda": lda, "ldb": ldb, "ldc": ldc}
     out = []
-    for bm, bn, bk, st, th, _ in planner.top(problem, top_k):
+    for bm, bn, bk, st, th, _, sk in planner.top(problem, top_k):
         kwargs = {block_m_key: bm, block_n_key: bn, block_k_key: bk}
         if group_m_key is not None:
             kwargs[group_m_key] = planner.group_m
+        if planner.splits:
+            kwargs[split_k_key] = sk
         out.append(triton.Config(kwargs, num_warps=th // planner.warp_size, num_stages=st))
     return out
 
 
 def heuristics(m="M", n="N", k="K", *, a=None, b=None, c=None, block_m_key="BLOCK_M", block_n_key="BLOCK_N",
-               block_k_key="BLOCK_K", group_m_key="GROUP_M", num_warps=True, num_stages=True, device="h200",
-               sm_count=None, smem_kb=None, block_m=None, block_n=None, block_k=None, stages=None, threads=None,
-               model="calibrated", family=None, family_file=None, instr="wgmma"):
+               block_k_key="BLOCK_K", group_m_key="GROUP_M", split_k_key="SPLIT_K", num_warps=True,
+               num_stages=True, device="h200", sm_count=None, smem_kb=None, block_m=None, block_n=None,
+               block_k=None, stages=None, threads=None, split_k=None, model="calibrated", family=None,
+               family_file=None, instr="wgmma"):
     """values for @triton.heuristics: tileplan's first pick for each launch's problem, no autotuning.
 
-    Returns {block_m_key, block_n_key, block_k_key, group_m_key (unless None), "num_warps",
-    "num_stages" (unless False): lambda args: value}. The problem is read as prune reads it;
+    Returns {block_m_key, block_n_key, block_k_key, group_m_key (unless None), split_k_key (only
+    when split_k holds a factor above 1), "num_warps", "num_stages" (unless False): lambda args: value}. The problem is read as prune reads it;
     one plan per distinct problem. A problem it cannot read or plan raises tileplan.Error.
     """
     planner = _planner(device, sm_count, smem_kb, instr, model, family, family_file, _space(block_m),
-                       _space(block_n), _space(block_k), _space(stages), _space(threads))
+                       _space(block_n), _space(block_k), _space(stages), _space(threads), _space(split_k))
     names = (m, n, k, a, b, c)
     picks = {}
 
@@ -304,6 +315,8 @@ def heuristics(m="M", n="N", k="K", *, a=None, b=None, c=None, block_m_key="BLOC
               block_k_key: lambda args: pick(args)[2]}
     if group_m_key is not None:
         values[group_m_key] = lambda args: planner.group_m
+    if planner.splits:
+        values[split_k_key] = lambda args: pick(args)[6]
     if num_warps:
         values["num_warps"] = lambda args: pick(args)[4] // planner.warp_size
     if num_stages:

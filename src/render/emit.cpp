@@ -62,11 +62,14 @@ std::string emit(const TileReport& r, Emit e) {
     const int64_t group_m = r.group_m;
     for (const Verdict& v : r.candidates) {
       const TileConfig& c = v.config;
+      // SPLIT_K only when the space splits: a kernel without the
+      // argument refuses a config that carries it.
       fmt::format_to(o,
-                     "triton.Config({{'BLOCK_M': {}, 'BLOCK_N': {}, 'BLOCK_K': {}, 'GROUP_M': {}}}, num_stages={}, "
+                     "triton.Config({{'BLOCK_M': {}, 'BLOCK_N': {}, 'BLOCK_K': {}, 'GROUP_M': {}{}}}, num_stages={}, "
                      "num_warps={}),{}\n",
-                     c.block_m, c.block_n, c.block_k, group_m, c.stages, c.threads / r.device->warp_size,
-                     comment(v, ++rank));
+                     c.block_m, c.block_n, c.block_k, group_m,
+                     r.split_space ? fmt::format(", 'SPLIT_K': {}", c.split_k) : std::string(), c.stages,
+                     c.threads / r.device->warp_size, comment(v, ++rank));
     }
     return s;
   }
@@ -75,9 +78,10 @@ std::string emit(const TileReport& r, Emit e) {
     const TileConfig& c = v.config;
     fmt::format_to(o,
                    "    {{\"block_M\": {}, \"block_N\": {}, \"block_K\": {}, \"num_stages\": {}, \"threads\": {}, "
-                   "\"in_dtype\": \"{}\", \"out_dtype\": \"{}\", \"accum_dtype\": \"float32\"}},{}\n",
-                   c.block_m, c.block_n, c.block_k, c.stages, c.threads, tilelang_dtype(r.problem.dtype),
-                   tilelang_dtype(r.problem.c_dtype()), comment(v, ++rank));
+                   "{}\"in_dtype\": \"{}\", \"out_dtype\": \"{}\", \"accum_dtype\": \"float32\"}},{}\n",
+                   c.block_m, c.block_n, c.block_k, c.stages, c.threads,
+                   r.split_space ? fmt::format("\"split_k\": {}, ", c.split_k) : std::string(),
+                   tilelang_dtype(r.problem.dtype), tilelang_dtype(r.problem.c_dtype()), comment(v, ++rank));
   }
   s += "]\n";
   return s;

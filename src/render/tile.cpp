@@ -62,10 +62,10 @@ bool has_time(const Verdict& v) { return v.predicted && std::isfinite(v.predicte
 void prediction_json(std::string& s, const Verdict& v) {
   Out o(s);
   if (has_time(v))
-    fmt::format_to(o, FMT_COMPILE(",\"predicted_us\":{},\"time_bound\":\"{}\""), v.predicted_us,
-                   to_string(v.time_bound));
+    fmt::format_to(o, FMT_COMPILE(",\"predicted_us\":{},\"reduce_us\":{},\"time_bound\":\"{}\""), v.predicted_us,
+                   v.reduce_us, to_string(v.time_bound));
   else
-    s += ",\"predicted_us\":null,\"time_bound\":null";
+    s += ",\"predicted_us\":null,\"reduce_us\":null,\"time_bound\":null";
   if (v.occupancy_limiter != Limiter::none)
     fmt::format_to(o, FMT_COMPILE(",\"occupancy_limiter\":\"{}\""), to_string(v.occupancy_limiter));
   else
@@ -84,13 +84,13 @@ void candidate_json(std::string& s, const Verdict& v, const ProblemAccess& acc) 
   const TileConfig& c = v.config;
   Out o(s);
   fmt::format_to(o,
-                 FMT_COMPILE("{{\"block_m\":{},\"block_n\":{},\"block_k\":{},\"stages\":{},\"threads\":{},\"instr\":\"{}\","
+                 FMT_COMPILE("{{\"block_m\":{},\"block_n\":{},\"block_k\":{},\"stages\":{},\"threads\":{},\"split_k\":{},\"instr\":\"{}\","
                  "\"smem_per_stage_bytes\":{},\"smem_bytes\":{},\"accum_per_thread\":{},\"regs_per_thread\":{},"
                  "\"regs_per_block\":{},\"blocks_by_regs\":{},\"blocks_by_smem\":{},\"blocks_by_threads\":{},"
                  "\"blocks_per_sm\":{},\"binding\":\"{}\",\"grid\":{},\"waves\":{},\"last_wave_fill\":{},"
                  "\"dram_bytes\":{}"),
-                 c.block_m, c.block_n, c.block_k, c.stages, c.threads, to_string(c.instr), v.smem_per_stage_bytes,
-                 v.smem_bytes, v.accum_per_thread, v.regs_per_thread, v.regs_per_block, v.blocks_by_regs,
+                 c.block_m, c.block_n, c.block_k, c.stages, c.threads, c.split_k, to_string(c.instr),
+                 v.smem_per_stage_bytes, v.smem_bytes, v.accum_per_thread, v.regs_per_thread, v.regs_per_block, v.blocks_by_regs,
                  v.blocks_by_smem, v.blocks_by_threads, v.blocks_per_sm, to_string(v.binding), v.grid, v.waves,
                  v.last_wave_fill, v.dram_bytes);
   // The problem's, repeated per candidate: what each tile's loads and stores move.
@@ -182,7 +182,12 @@ std::string sweep_text(const TileReport& r) {
   else
     fmt::format_to(o, "all of them, {}\n\n", order);
   if (r.candidates.empty()) {
-    if (r.c1_c3_count > 0)
+    if (r.c1_c3_count > 0 && r.min_split_k > 1)
+      fmt::format_to(o,
+                     "no configuration has block_K <= K = {} and split_k <= its K tiles ceil(K/block_K): the "
+                     "smallest split_k, {}, fails C4 for every block_K of the space; give smaller --split-k values\n",
+                     r.problem.k, r.min_split_k);
+    else if (r.c1_c3_count > 0)
       fmt::format_to(o,
                      "no configuration has block_K <= K = {}: the {} that satisfy C1-C3 all have a larger block_K; "
                      "give smaller --block-k values or diagnose one configuration\n",
@@ -193,8 +198,10 @@ std::string sweep_text(const TileReport& r) {
       s += "no configuration satisfies C1-C3: widen the search space or diagnose one configuration\n";
     return s;
   }
-  fmt::format_to(o, "{:>4} {:>7} {:>7} {:>7} {:>6} {:>7} {:>8} {:>8} {:>6} {:>7} {:>6} {:>9} ", "rank", "block_M",
-                 "block_N", "block_K", "stages", "threads", "smem KB", "regs/thr", "blk/SM", "binding", "waves",
+  fmt::format_to(o, "{:>4} {:>7} {:>7} {:>7} {:>6} {:>7} ", "rank", "block_M", "block_N", "block_K", "stages",
+                 "threads");
+  if (r.split_space) fmt::format_to(o, "{:>5} ", "split");
+  fmt::format_to(o, "{:>8} {:>8} {:>6} {:>7} {:>6} {:>9} ", "smem KB", "regs/thr", "blk/SM", "binding", "waves",
                  "last wave");
   if (calibrated)
     fmt::format_to(o, "{:>9} {:>7} {:>7}  notes\n", "pred us", "TFLOP/s", "bound");
@@ -203,8 +210,10 @@ std::string sweep_text(const TileReport& r) {
   int rank = 0;
   for (const Verdict& v : r.candidates) {
     const TileConfig& c = v.config;
-    fmt::format_to(o, "{:>4} {:>7} {:>7} {:>7} {:>6} {:>7} {:>8} {:>8} {:>6} {:>7} {:>6} {:>8.0f}% ", ++rank,
-                   c.block_m, c.block_n, c.block_k, c.stages, c.threads, kb(v.smem_bytes), v.regs_per_thread,
+    fmt::format_to(o, "{:>4} {:>7} {:>7} {:>7} {:>6} {:>7} ", ++rank, c.block_m, c.block_n, c.block_k, c.stages,
+                   c.threads);
+    if (r.split_space) fmt::format_to(o, "{:>5} ", c.split_k);
+    fmt::format_to(o, "{:>8} {:>8} {:>6} {:>7} {:>6} {:>8.0f}% ", kb(v.smem_bytes), v.regs_per_thread,
                    v.blocks_per_sm, to_string(v.binding), v.waves, v.last_wave_fill * 100.0);
     if (calibrated)
       fmt::format_to(o, "{:>9.1f} {:>7.0f} {:>7}", v.predicted_us, tflops(r.problem, v.predicted_us),
@@ -218,10 +227,11 @@ std::string sweep_text(const TileReport& r) {
   const Verdict& best = r.candidates.front();
   fmt::format_to(o,
                  "\nnext: tileplan tile --diagnose --m {} --n {} --k {}{} --instr {} --block-m {} --block-n {} "
-                 "--block-k {} --stages {} --threads {}\n",
+                 "--block-k {} --stages {} --threads {}{}\n",
                  r.problem.m, r.problem.n, r.problem.k, problem_flags(r.problem), to_string(r.instr),
-                 best.config.block_m,
-                 best.config.block_n, best.config.block_k, best.config.stages, best.config.threads);
+                 best.config.block_m, best.config.block_n, best.config.block_k, best.config.stages,
+                 best.config.threads,
+                 best.config.split_k > 1 ? fmt::format(" --split-k {}", best.config.split_k) : std::string());
   return s;
 }
 
@@ -234,8 +244,9 @@ std::string diagnose_text(const TileReport& r) {
   const TileConfig& c = v.config;
   const Device& d = *r.device;
   const InstrShape is = instr_shape(c.instr, r.problem.dtype);
-  fmt::format_to(o, "config   block {}x{}x{}, {} stages, {} threads ({} warps), {}\n\n", c.block_m, c.block_n,
-                 c.block_k, c.stages, c.threads, c.threads / d.warp_size, to_string(c.instr));
+  fmt::format_to(o, "config   block {}x{}x{}, {} stages, {} threads ({} warps), {}{}\n\n", c.block_m, c.block_n,
+                 c.block_k, c.stages, c.threads, c.threads / d.warp_size, to_string(c.instr),
+                 c.split_k > 1 ? fmt::format(", split_k {}", c.split_k) : std::string());
 
   auto status = [&](Constraint id, bool warnings_only) -> std::string_view {
     for (const Finding& f : v.failures)
@@ -272,15 +283,31 @@ std::string diagnose_text(const TileReport& r) {
                  " (binding: {})\n",
                  v.blocks_by_regs, v.blocks_by_smem, v.blocks_by_threads, d.max_blocks_per_sm, v.blocks_per_sm,
                  v.binding == Resource::none ? "none fits" : to_string(v.binding));
-  fmt::format_to(o, "C4 parallelism        {:<4}  {} tiles over {} resident blocks -> {} wave(s), last {:.1f}% full\n",
-                 status(Constraint::C4, true), v.grid, v.blocks_per_sm * d.sm_count, v.waves,
-                 v.last_wave_fill * 100.0);
+  fmt::format_to(o, "C4 parallelism        {:<4}  {} {} over {} resident blocks -> {} wave(s), last {:.1f}% full\n",
+                 status(Constraint::C4, true), v.grid,
+                 c.split_k > 1 ? fmt::format("programs ({} tiles x split_k {})", v.grid / c.split_k, c.split_k)
+                               : std::string("tiles"),
+                 v.blocks_per_sm * d.sm_count, v.waves, v.last_wave_fill * 100.0);
   details(Constraint::C4);
   fmt::format_to(o, "   DRAM traffic            {:.1f} MB\n", v.dram_bytes / 1e6);
   if (has_time(v))
     fmt::format_to(o, "   predicted time          {:.1f} us ({:.0f} TFLOP/s), bound by {}{}\n", v.predicted_us,
                    tflops(r.problem, v.predicted_us), to_string(v.time_bound),
                    v.spills ? " (spilling)" : "");
+  if (has_time(v) && v.reduce_us > 0)
+    fmt::format_to(o, "   of which the reduction  {:.1f} us (split_k {} fp32 partial tiles summed into C)\n",
+                   v.reduce_us, c.split_k);
+  if (r.split_advice) {
+    const SplitAdvice& a = *r.split_advice;
+    if (a.best_split > 1)
+      fmt::format_to(o,
+                     "   split-K                 pays: split_k {} predicted {:.1f} us against {:.1f} us unsplit "
+                     "({:.2f}x faster; --split-k {})\n",
+                     a.best_split, a.best_us, a.unsplit_us, a.unsplit_us / a.best_us, a.best_split);
+    else
+      fmt::format_to(o, "   split-K                 does not pay: no split_k of {{2, 4, 8, 16}} beats {:.1f} us "
+                        "unsplit for this tile\n", a.unsplit_us);
+  }
 
   s += '\n';
   if (!v.failures.empty()) {
@@ -383,7 +410,8 @@ std::string tile_csv(const TileReport& r) {
   std::string s =
       "rank,block_m,block_n,block_k,stages,threads,instr,smem_per_stage_bytes,smem_bytes,accum_per_thread,"
       "regs_per_thread,regs_per_block,blocks_by_regs,blocks_by_smem,blocks_by_threads,blocks_per_sm,binding,"
-      "grid,waves,last_wave_fill,dram_bytes,failures,warnings,predicted_us,time_bound,occupancy_limiter,spills\n";
+      "grid,waves,last_wave_fill,dram_bytes,failures,warnings,predicted_us,time_bound,occupancy_limiter,spills,"
+      "split_k,reduce_us\n";
   Out o(s);
   int rank = 0;
   for (const Verdict& v : r.candidates) {
@@ -400,8 +428,10 @@ std::string tile_csv(const TileReport& r) {
       fmt::format_to(o, ",{},{}", v.predicted_us, to_string(v.time_bound));
     else
       s += ",,";
-    fmt::format_to(o, ",{},{}\n", v.occupancy_limiter == Limiter::none ? "" : to_string(v.occupancy_limiter),
-                   v.spills);
+    fmt::format_to(o, ",{},{},{},", v.occupancy_limiter == Limiter::none ? "" : to_string(v.occupancy_limiter),
+                   v.spills, c.split_k);
+    if (has_time(v)) fmt::format_to(o, "{}", v.reduce_us);
+    s += '\n';
   }
   return s;
 }

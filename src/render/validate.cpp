@@ -128,6 +128,25 @@ std::string validate_text(const ValidateReport& rep) {
       summary_line(s, "  seed", g.seed, r, &g.shapes);
     }
   }
+  if (std::any_of(r.shapes.begin(), r.shapes.end(), [](const ShapeScore& x) { return x.has_splits; })) {
+    s += "\nsplit-K: the calibrated pick against cuBLAS and against the best unsplit configuration "
+         "(> 1: the pick is faster)\n";
+    fmt::format_to(o, "{:<{}} {:<11} {:>28} {:>5} {:>8} {:>9} {:>11} {:>14}\n", "shape", width, "split", "pick", "split",
+                   "pick ms", "cuBLAS ms", "cuBLAS/pick", "unsplit/pick");
+    std::vector<double> vs_cublas, vs_unsplit;
+    for (const ShapeScore& x : r.shapes) {
+      if (!x.has_splits) continue;
+      const std::string cublas = x.cublas_ms ? fmt::format("{:.3f}", *x.cublas_ms / x.pick_ms) : "-";
+      const std::string unsplit = x.best_unsplit_ms ? fmt::format("{:.3f}", *x.best_unsplit_ms / x.pick_ms) : "-";
+      if (x.cublas_ms) vs_cublas.push_back(*x.cublas_ms / x.pick_ms);
+      if (x.best_unsplit_ms) vs_unsplit.push_back(*x.best_unsplit_ms / x.pick_ms);
+      fmt::format_to(o, "{:<{}} {:<11} {:>28} {:>5} {:>8.4f} {:>9} {:>11} {:>14}\n", shape_name(x.problem), width,
+                     to_string(x.split), x.calibrated_top1_key, x.pick_split_k, x.pick_ms, ms_or_dash(x.cublas_ms),
+                     cublas, unsplit);
+    }
+    fmt::format_to(o, "geomean: cuBLAS/pick {:.3f} over {} shape(s), best unsplit/pick {:.3f} over {}\n",
+                   geomean(vs_cublas), vs_cublas.size(), geomean(vs_unsplit), vs_unsplit.size());
+  }
   const Thresholds& t = rep.thresholds;
   if (t.top1_geomean || t.top1_worst || t.top5_geomean) {
     s += "thresholds ";
@@ -167,6 +186,10 @@ std::string validate_json(const ValidateReport& rep) {
     append_json_string(s, x.best_key);
     s += ",\"best_ms\":";
     append_json_number(s, x.best_ms);
+    fmt::format_to(o, ",\"unmodelled\":{},\"pick_ms\":", x.unmodelled);
+    append_json_number(s, x.pick_ms);
+    fmt::format_to(o, ",\"pick_split_k\":{},\"best_unsplit_ms\":", x.pick_split_k);
+    optional_json(s, x.best_unsplit_ms);
     s += ",\"calibrated\":";
     score_json(s, x.calibrated, x.calibrated_top1_key);
     s += ",\"seed\":";

@@ -84,7 +84,7 @@ TEST(ModelCli, Text_ShowsPredictedTime) {
 TEST(ModelCli, Csv_HasPredictionColumns) {
   const CliResult r = run_cli("tile --format csv --topk 2");
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find(",predicted_us,time_bound,occupancy_limiter,spills\n"), std::string::npos);
+  EXPECT_NE(r.out.find(",predicted_us,time_bound,occupancy_limiter,spills,split_k,reduce_us\n"), std::string::npos);
   EXPECT_EQ(count_lines(r.out), 3);
 }
 

@@ -36,7 +36,7 @@ INSTANTIATE_TEST_SUITE_P(
                       // A space of 2^64 configurations wrapped a 64-bit count to 0 and hung; 10^9 ran out of memory.
                       BadInput{"tile --block-m $(seq -s, 1 4096) --block-n $(seq -s, 1 4096) "
                                "--block-k $(seq -s, 1 4096) --stages $(seq -s, 1 4096) --threads $(seq -s, 1 4096)",
-                               "the search space (--block-m x --block-n x --block-k x --stages x --threads) holds "
+                               "the search space (--block-m x --block-n x --block-k x --stages x --threads x --split-k) holds "
                                "more than 1048576 configurations"},
                       BadInput{"tile --block-m $(seq -s, 1 1000) --block-n $(seq -s, 1 1000) --block-k $(seq -s, 1 1000)",
                                "a sweep walks at most 1048576"},
@@ -46,7 +46,19 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"tile --family triton --family-file x.json", "cannot be combined"},
                       BadInput{"tile --model seed --family-file x.json", "--family-file needs --model calibrated"},
                       BadInput{"families --family nope", "--family 'nope'"},
-                      BadInput{"families --family-file /nonexistent.json", "--family-file"}),
+                      BadInput{"families --family-file /nonexistent.json", "--family-file"},
+                      // Split-K: zero, negative and non-numbers name the flag; a split
+                      // beyond the K tiles of the one diagnosed configuration is an error
+                      // (in a sweep it is a C4 failure); the seed model never splits.
+                      BadInput{"tile --split-k 0", "--split-k value 0 must be at least 1"},
+                      BadInput{"tile --split-k -4", "--split-k value -4 must be at least 1"},
+                      BadInput{"tile --split-k 2,x", "--split-k"}, BadInput{"tile --split-k ''", "--split-k"},
+                      BadInput{"tile --split-k 65537", "--split-k value 65537 must be at most 65536"},
+                      BadInput{"tile --diagnose --split-k 2,4", "--split-k: --diagnose takes exactly one value"},
+                      BadInput{"tile --diagnose --k 256 --block-k 64 --split-k 8",
+                               "--split-k 8 exceeds the 4 K tiles of K 256 in block_k 64"},
+                      BadInput{"tile --model seed --split-k 1,2", "the seed model (the reference procedure) has no split-K"},
+                      BadInput{"tile --model seed --diagnose --split-k 2", "--split-k 2: the seed model"}),
     case_name);
 
 // Shapes files: each malformed line is named by file and line number.

@@ -58,7 +58,7 @@ CASES = [
     (plan(block_m=range(1, 129), block_n=range(1, 129), stages=range(1, 65)),
      ["tile", "--block-m", ",".join(map(str, range(1, 129))), "--block-n", ",".join(map(str, range(1, 129))),
       "--stages", ",".join(map(str, range(1, 65)))],
-     "the search space (block_m x block_n x block_k x stages x threads)"),
+     "the search space (block_m x block_n x block_k x stages x threads x split_k)"),
     (diagnose(block_m=0), ["tile", "--diagnose", "--block-m", 0], "block_m"),
     (diagnose(threads=2**20), ["tile", "--diagnose", "--threads", 2**20], "threads"),
     (diagnose(dtype="fp16"), ["tile", "--diagnose", "--dtype", "fp16"], "dtype"),

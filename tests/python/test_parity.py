@@ -77,6 +77,9 @@ def random_case(seed):
         kw["block_k"] = random_space_values(rng, [8, 16, 32, 64, 128])
         kw["stages"] = random_space_values(rng, [1, 2, 3, 4, 5])
         kw["threads"] = random_space_values(rng, [32, 64, 128, 256, 384, 512])
+    # Split factors need the calibrated model and a family with a split-K model (triton's).
+    if kw["model"] == "calibrated" and kw.get("family") != "seed" and rng.random() < 0.3:
+        kw["split_k"] = random_space_values(rng, [1, 2, 4, 8, 16])
     flags = ["tile", "--m", m, "--n", n, "--k", k]
     for key, value in kw.items():
         flag = "--topk" if key == "top_k" else "--" + key.replace("_", "-")
@@ -106,7 +109,7 @@ def test_diagnose_matches_cli(seed):
     rng = random.Random(seed)
     del kw["top_k"]
     flags = flags[:flags.index("--topk")] + flags[flags.index("--topk") + 2:]
-    for key in ["block_m", "block_n", "block_k", "stages", "threads"]:
+    for key in ["block_m", "block_n", "block_k", "stages", "threads", "split_k"]:
         kw.pop(key, None)
         if "--" + key.replace("_", "-") in flags:
             i = flags.index("--" + key.replace("_", "-"))

@@ -78,6 +78,8 @@ TileConfig random_config(Values& v) {
   if (v.pick(10) == 0) c.stages = v.any();
   if (v.pick(10) == 0) c.threads = v.any();
   if (v.pick(50) == 0) c.instr = static_cast<Instr>(3 + v.pick(5));  // not an enumerator
+  if (v.pick(4) == 0) c.split_k = int64_t{1} << v.pick(6);  // 1..32: within or beyond the K tiles
+  if (v.pick(50) == 0) c.split_k = v.any();
   return c;
 }
 

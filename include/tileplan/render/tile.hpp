@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ struct TileReport {
   std::size_t feasible_count = 0;  // of those, feasible for this problem
   std::size_t c1_c3_count = 0;     // sweep: of those, passing C1-C3 whatever the problem's K
   std::vector<Verdict> candidates; // ranked (sweep) or the one diagnosed
+  bool split_space = false;        // the space holds split_k > 1: show the split column, emit SPLIT_K
+  int64_t min_split_k = 1;         // sweep: the space's smallest split factor
+  std::optional<SplitAdvice> split_advice;  // diagnose: whether splitting K pays for the tile
   // The device as JSON, rendered once by device_json() when many reports
   // share one device (batch mode); nothing = render it each time.
   const std::string* device_json = nullptr;

@@ -1,0 +1,124 @@
+// `tileplan tile --split-k` and `tileplan validate` on split-K data: the
+// split column and fields, the reduction's share, the advice of --diagnose,
+// SPLIT_K in the emitted configs, the C4 failure of a split beyond K, and the
+// committed gate on the held-out split-K shapes.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "run_cli.hpp"
+
+namespace tileplan::test {
+namespace {
+
+using nlohmann::json;
+
+json split_json(const std::string& args) {
+  const CliResult r = run_cli(args + " --format json");
+  EXPECT_EQ(r.status, 0) << args << "\n" << r.err;
+  return json::parse(r.out);
+}
+
+TEST(SplitKCli, SweepCarriesSplitAndReduction) {
+  const json j = split_json("tile --m 512 --n 512 --k 16384 --split-k 1,2,4,8,16 --topk 0");
+  ASSERT_FALSE(j["candidates"].empty());
+  EXPECT_EQ(j["space_size"], 800 * 5);
+  bool split = false, unsplit = false;
+  for (const json& c : j["candidates"]) {
+    const int64_t s = c["split_k"];
+    const int64_t kt = (16384 + c["block_k"].get<int64_t>() - 1) / c["block_k"].get<int64_t>();
+    EXPECT_LE(s, kt);
+    const int64_t tiles = ((512 + c["block_m"].get<int64_t>() - 1) / c["block_m"].get<int64_t>()) *
+                          ((512 + c["block_n"].get<int64_t>() - 1) / c["block_n"].get<int64_t>());
+    EXPECT_EQ(c["grid"], tiles * s) << c.dump();
+    if (s > 1) {
+      split = true;
+      EXPECT_GT(c["reduce_us"].get<double>(), 0.0);
+      EXPECT_LT(c["reduce_us"].get<double>(), c["predicted_us"].get<double>());
+    } else {
+      unsplit = true;
+      EXPECT_EQ(c["reduce_us"].get<double>(), 0.0);
+    }
+  }
+  EXPECT_TRUE(split && unsplit);
+  EXPECT_GT(j["candidates"][0]["split_k"].get<int64_t>(), 1);  // 16 tiles of 128x128 for 132 SMs: split
+}
+
+TEST(SplitKCli, DefaultSpaceDoesNotSplit) {
+  const json j = split_json("tile --m 512 --n 512 --k 16384 --topk 0");
+  for (const json& c : j["candidates"]) EXPECT_EQ(c["split_k"], 1);
+  const CliResult text = run_cli("tile --m 512 --n 512 --k 16384 --topk 3");
+  EXPECT_EQ(text.out.find(" split "), std::string::npos) << text.out;  // no split column
+}
+
+TEST(SplitKCli, TextShowsTheSplitColumnAndTheNextCommand) {
+  const CliResult r = run_cli("tile --m 512 --n 512 --k 16384 --split-k 1,2,4,8 --topk 3");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find(" split "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--split-k "), std::string::npos) << r.out;  // the next: line reproduces the split
+}
+
+TEST(SplitKCli, DiagnoseSaysWhetherASplitPays) {
+  const std::string tile = " --block-m 128 --block-n 128 --block-k 64 --stages 4 --threads 256";
+  const CliResult starved = run_cli("tile --diagnose --m 512 --n 512 --k 16384" + tile);
+  ASSERT_EQ(starved.status, 0) << starved.err;
+  EXPECT_NE(starved.out.find("split-K                 pays: split_k "), std::string::npos) << starved.out;
+  const CliResult square = run_cli("tile --diagnose --m 8192 --n 8192 --k 4096" + tile);
+  ASSERT_EQ(square.status, 0) << square.err;
+  EXPECT_NE(square.out.find("split-K                 does not pay"), std::string::npos) << square.out;
+  const CliResult split = run_cli("tile --diagnose --m 512 --n 512 --k 16384 --split-k 4" + tile);
+  ASSERT_EQ(split.status, 0) << split.err;
+  EXPECT_NE(split.out.find("split_k 4"), std::string::npos) << split.out;
+  EXPECT_NE(split.out.find("of which the reduction"), std::string::npos) << split.out;
+  EXPECT_NE(split.out.find("programs (16 tiles x split_k 4)"), std::string::npos) << split.out;
+}
+
+TEST(SplitKCli, SplitBeyondEveryKTileIsAC4FailureInASweep) {
+  // K = 64: one K tile for block_K 64; split 16 fails C4 for every configuration.
+  const CliResult r = run_cli("tile --m 64 --n 64 --k 64 --block-k 64 --split-k 16");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("the smallest split_k, 16, fails C4"), std::string::npos) << r.out;
+  const json j = split_json("tile --m 64 --n 64 --k 64 --block-k 64 --split-k 16");
+  EXPECT_TRUE(j["candidates"].empty());
+}
+
+TEST(SplitKCli, EmitCarriesSplitKOnlyWhenTheSpaceSplits) {
+  const CliResult split = run_cli("tile --m 512 --n 512 --k 16384 --split-k 1,2,4,8 --emit triton --topk 2");
+  ASSERT_EQ(split.status, 0) << split.err;
+  EXPECT_NE(split.out.find("'SPLIT_K': "), std::string::npos) << split.out;
+  const CliResult plain = run_cli("tile --m 512 --n 512 --k 16384 --emit triton --topk 2");
+  EXPECT_EQ(plain.out.find("SPLIT_K"), std::string::npos) << plain.out;
+  const CliResult tl = run_cli("tile --m 512 --n 512 --k 16384 --split-k 1,8 --emit tilelang --topk 2");
+  EXPECT_NE(tl.out.find("\"split_k\": "), std::string::npos) << tl.out;
+}
+
+TEST(SplitKCli, ValidateScoresSplitsAndLeavesOutTheAtomicVariant) {
+  const CliResult r = run_cli("validate " + source_path("data/h200-triton-splitk-v1") + " --format json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = json::parse(r.out);
+  ASSERT_EQ(j["shapes"].size(), 15u);
+  int picks_split = 0;
+  for (const json& s : j["shapes"]) {
+    EXPECT_GT(s["unmodelled"].get<int64_t>(), 0) << s["shape"];  // the atomic kernels
+    EXPECT_EQ(s["best_key"].get<std::string>().find("atomic"), std::string::npos);
+    EXPECT_FALSE(s["best_unsplit_ms"].is_null());
+    EXPECT_GE(s["best_unsplit_ms"].get<double>(), s["best_ms"].get<double>());
+    picks_split += s["pick_split_k"].get<int64_t>() > 1;
+  }
+  EXPECT_GT(picks_split, 0);
+  const CliResult text = run_cli("validate " + source_path("data/h200-triton-splitk-v1"));
+  EXPECT_NE(text.out.find("split-K: the calibrated pick against cuBLAS"), std::string::npos) << text.out;
+}
+
+// The CI gate on split-K: every held-out tile-starved shape, picks split or not.
+TEST(SplitKCli, Validate_HeldOutSplitK_MeetsCommittedThresholds) {
+  const CliResult r = run_cli("validate " + source_path("data/h200-triton-splitk-v1") +
+                              " --split heldout --max-top1-geomean 1.03 --max-top1-worst 1.10 --max-top5-geomean 1.01");
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("shapes 4:"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace tileplan::test

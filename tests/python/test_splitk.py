@@ -1,0 +1,96 @@
+"""Split-K from Python: split_k in plan/diagnose (as --split-k), SPLIT_K in the Triton hooks, split_k in
+TileLang's dicts, and the errors of a split the model cannot price."""
+
+import json
+import sys
+
+import pytest
+
+import tileplan
+import tileplan.tilelang as tl
+import tileplan.triton as tt
+from conftest import run_cli
+from test_triton import Config, emitted_triton, fake_triton, gemm_args
+
+SPLITS = [1, 2, 4, 8, 16]
+
+
+def cli_json(*flags):
+    rc, out, err = run_cli(*flags, "--format", "json")
+    assert rc == 0, err
+    return json.loads(out)
+
+
+def test_plan_with_splits_matches_cli():
+    got = tileplan.plan(512, 512, 16384, split_k=SPLITS, top_k=0)
+    want = cli_json("tile", "--m", 512, "--n", 512, "--k", 16384, "--split-k", "1,2,4,8,16", "--topk", 0)
+    assert got.to_dict() == want
+    assert got[0].split_k > 1 and got[0].reduce_us > 0
+    assert {c.split_k for c in got} == set(SPLITS)
+
+
+def test_diagnose_with_a_split_matches_cli():
+    tile = {"block_m": 128, "block_n": 128, "block_k": 64, "stages": 4, "threads": 256}
+    got = tileplan.diagnose(512, 512, 16384, split_k=8, **tile)
+    flags = [x for key, value in tile.items() for x in ("--" + key.replace("_", "-"), value)]
+    want = cli_json("tile", "--diagnose", "--m", 512, "--n", 512, "--k", 16384, "--split-k", 8, *flags)
+    assert got.to_dict() == want["candidates"][0]
+    assert got.split_k == 8 and got.grid == 16 * 8 and got.reduce_us > 0
+
+
+@pytest.mark.parametrize("call,param,fragment", [
+    (lambda: tileplan.plan(512, 512, 512, split_k=0), "split_k", "split_k value 0 must be at least 1"),
+    (lambda: tileplan.plan(512, 512, 512, split_k=[2, -1]), "split_k", "split_k value -1 must be at least 1"),
+    (lambda: tileplan.plan(512, 512, 512, split_k=2, model="seed"), "split_k", "the seed model"),
+    (lambda: tileplan.plan(512, 512, 512, split_k=2, family="seed"), "split_k", "has no split-K model"),
+    (lambda: tileplan.diagnose(512, 512, 256, block_k=64, split_k=8), "split_k", "exceeds the 4 K tiles"),
+])
+def test_bad_splits_raise_the_cli_message(call, param, fragment):
+    with pytest.raises(tileplan.Error) as info:
+        call()
+    assert info.value.param == param
+    assert fragment in str(info.value)
+
+
+def test_configs_carry_split_k_as_the_cli_emits(monkeypatch):
+    monkeypatch.setitem(sys.modules, "triton", fake_triton())
+    got = tt.configs(512, 512, 16384, split_k=SPLITS, top_k=4)
+    want = emitted_triton("--m", 512, "--n", 512, "--k", 16384, "--split-k", "1,2,4,8,16", "--topk", 4)
+    assert [(c.kwargs, c.num_warps, c.num_stages) for c in got] == [(c.kwargs, c.num_warps, c.num_stages) for c in want]
+    assert all("SPLIT_K" in c.kwargs for c in got)
+    plain = tt.configs(512, 512, 16384, top_k=2)
+    assert all("SPLIT_K" not in c.kwargs for c in plain)
+    named = tt.configs(512, 512, 16384, split_k=[1, 8], top_k=1, split_k_key="SPLITS")
+    assert "SPLITS" in named[0].kwargs
+
+
+def test_prune_ranks_split_configs_by_predicted_time():
+    grid = [Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "SPLIT_K": s}, num_warps=4, num_stages=4)
+            for s in SPLITS]
+    hook = tt.prune(top_k=0)["early_config_prune"]
+    kept = hook(grid, gemm_args(512, 512, 16384))
+    times = {c.split_k: c.predicted_us
+             for c in tileplan.plan(512, 512, 16384, block_m=128, block_n=128, block_k=64, stages=4, threads=128,
+                                    split_k=SPLITS, top_k=0)}
+    assert [c.kwargs["SPLIT_K"] for c in kept] == sorted(SPLITS, key=lambda s: times[s])
+    assert kept[0].kwargs["SPLIT_K"] > 1
+    # A config without the key is split_k 1; a split beyond the K tiles is infeasible (C4), never first.
+    few = [Config({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 64, "SPLIT_K": 16}), Config({"BLOCK_M": 64, "BLOCK_N": 64,
+                                                                                          "BLOCK_K": 64})]
+    assert hook(few, gemm_args(64, 64, 256))[0] is few[1]
+
+
+def test_heuristics_pick_the_split_of_the_plan():
+    values = tt.heuristics(split_k=SPLITS)
+    assert "SPLIT_K" in values
+    best = tileplan.plan(512, 512, 16384, split_k=SPLITS, top_k=1)[0]
+    args = gemm_args(512, 512, 16384)
+    assert values["SPLIT_K"](args) == best.split_k > 1
+    assert values["BLOCK_M"](args) == best.block_m
+    assert "SPLIT_K" not in tt.heuristics()
+
+
+def test_tilelang_dicts_carry_split_k_only_when_splitting():
+    split = tl.configs(512, 512, 16384, split_k=[1, 8], top_k=3)
+    assert all("split_k" in c for c in split) and split[0]["split_k"] == 8
+    assert all("split_k" not in c for c in tl.configs(512, 512, 16384, top_k=3))

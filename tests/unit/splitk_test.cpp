@@ -1,0 +1,218 @@
+// Split-K: the split factor as a sweep dimension (C4 counts programs, a split
+// beyond the K tiles fails C4), the run-time model's split terms, the family
+// file's split_k section, and the errors for a model or family that cannot
+// split.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "tileplan/family.hpp"
+#include "tileplan/model.hpp"
+#include "tileplan/planner.hpp"
+
+namespace tileplan {
+namespace {
+
+const Device& h200() {
+  static const Device d = *find_device("h200");
+  return d;
+}
+
+KernelFamily without_split() {
+  KernelFamily f = default_family();
+  f.split_k.reset();
+  return f;
+}
+
+TEST(SplitK, ShippedFamilyHasAWorkspaceModel) {
+  const KernelFamily& f = default_family();
+  ASSERT_TRUE(f.split_k.has_value());
+  EXPECT_EQ(f.split_k->variant, "workspace");
+  EXPECT_GT(f.split_k->constants.reduce_gbps, 0);
+  EXPECT_GE(f.split_k->constants.reduce_launch_us, 0);
+  EXPECT_NE(f.split_k->fitted_on.find("data/h200-triton-splitk-v1"), std::string::npos);
+}
+
+TEST(SplitK, FamilyFileRoundTripsTheSection) {
+  const KernelFamily& f = default_family();
+  Result<KernelFamily> back = parse_family(family_json(f), "round-trip");
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  ASSERT_TRUE(back->split_k.has_value());
+  EXPECT_EQ(back->split_k->constants.reduce_gbps, f.split_k->constants.reduce_gbps);
+  EXPECT_EQ(back->split_k->constants.reduce_launch_us, f.split_k->constants.reduce_launch_us);
+  EXPECT_EQ(back->split_k->fitted_on, f.split_k->fitted_on);
+}
+
+TEST(SplitK, CheckFamilyRefusesBadConstantsAndVariants) {
+  KernelFamily f = default_family();
+  f.split_k->constants.reduce_gbps = 0;
+  Status s = check_family(f);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().param, "reduce_gbps");
+  f = default_family();
+  f.split_k->constants.reduce_launch_us = std::nan("");
+  EXPECT_FALSE(check_family(f).ok());
+  f = default_family();
+  f.split_k->variant = "atomic";
+  s = check_family(f);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().param, "split_k");
+}
+
+TEST(SplitK, CheckConfigRefusesZeroAndNegative) {
+  for (int64_t bad : {int64_t{0}, int64_t{-1}, kMaxTileValue + 1}) {
+    TileConfig c;
+    c.split_k = bad;
+    const Status s = check_config(c);
+    ASSERT_FALSE(s.ok()) << bad;
+    EXPECT_EQ(s.error().param, "split_k");
+  }
+}
+
+TEST(SplitK, UnsplitPredictionIsUnchangedByTheSplitModel) {
+  // The split section adds terms only for split_k > 1.
+  const GemmProblem p{.m = 512, .n = 512, .k = 16384};
+  const TileConfig cfg{128, 128, 64, 4, 256};
+  Result<Prediction> with = predict(h200(), p, cfg, 1, false, default_family());
+  Result<Prediction> plain = predict(h200(), p, cfg, 1, false, without_split());
+  ASSERT_TRUE(with.ok() && plain.ok());
+  EXPECT_EQ(with->time_us, plain->time_us);
+  EXPECT_EQ(with->reduce_us, 0.0);
+}
+
+TEST(SplitK, ReductionTermFollowsItsEquation) {
+  const GemmProblem p{.m = 512, .n = 512, .k = 16384};
+  TileConfig cfg{128, 128, 64, 4, 256};
+  const SplitKConstants& c = default_family().split_k->constants;
+  for (int64_t s : {2, 4, 8, 16}) {
+    cfg.split_k = s;
+    Result<Prediction> pr = predict(h200(), p, cfg, 1, false, default_family());
+    ASSERT_TRUE(pr.ok()) << pr.error().message;
+    const double bytes = static_cast<double>(s) * 512 * 512 * 4 + 512.0 * 512 * 2;
+    EXPECT_NEAR(pr->reduce_us, c.reduce_launch_us + bytes / (c.reduce_gbps * 1e3), 1e-9) << s;
+    EXPECT_GT(pr->time_us, pr->reduce_us);
+  }
+}
+
+TEST(SplitK, PredictRefusesASplitBeyondTheKTilesOrWithoutAModel) {
+  const GemmProblem p{.m = 512, .n = 512, .k = 256};  // 4 K tiles of 64
+  TileConfig cfg{128, 128, 64, 4, 256};
+  cfg.split_k = 4;
+  EXPECT_TRUE(predict(h200(), p, cfg, 1, false, default_family()).ok());
+  cfg.split_k = 8;
+  Result<Prediction> beyond = predict(h200(), p, cfg, 1, false, default_family());
+  ASSERT_FALSE(beyond.ok());
+  EXPECT_EQ(beyond.error().param, "split_k");
+  EXPECT_NE(beyond.error().message.find("exceeds the 4 K tiles"), std::string::npos) << beyond.error().message;
+  cfg.split_k = 2;
+  Result<Prediction> no_model = predict(h200(), p, cfg, 1, false, without_split());
+  ASSERT_FALSE(no_model.ok());
+  EXPECT_EQ(no_model.error().param, "split_k");
+}
+
+TEST(SplitK, C4CountsProgramsAndFailsBeyondTheKTiles) {
+  const GemmProblem p{.m = 512, .n = 512, .k = 512};  // 16 tiles of 128x128, 8 K tiles of 64
+  TileConfig cfg{128, 128, 64, 4, 256};
+  cfg.split_k = 4;
+  Result<Verdict> v = diagnose(p, h200(), cfg, Model::calibrated);
+  ASSERT_TRUE(v.ok());
+  EXPECT_TRUE(v->feasible());
+  EXPECT_EQ(v->grid, 16 * 4);
+  EXPECT_GT(v->reduce_us, 0);
+  cfg.split_k = 16;
+  v = diagnose(p, h200(), cfg, Model::calibrated);
+  ASSERT_TRUE(v.ok());
+  ASSERT_FALSE(v->feasible());
+  EXPECT_EQ(v->failures.begin()->kind, FindingKind::split_exceeds_k_tiles);
+  EXPECT_EQ(constraint_of(v->failures.begin()->kind), Constraint::C4);
+  EXPECT_FALSE(v->predicted);
+  EXPECT_EQ(v->grid, 16 * 8);  // counted as far as the K tiles go
+}
+
+TEST(SplitK, SeedModelAndSplitlessFamilyRefuseSplits) {
+  SearchSpace space = calibrated_space();
+  space.split_k = {1, 2};
+  Result<Planner> seed = Planner::create(h200(), Instr::wgmma, space, Model::seed);
+  ASSERT_FALSE(seed.ok());
+  EXPECT_EQ(seed.error().param, "split_k");
+  Result<Planner> plain = Planner::create(h200(), Instr::wgmma, space, Model::calibrated, without_split());
+  ASSERT_FALSE(plain.ok());
+  EXPECT_EQ(plain.error().param, "split_k");
+  TileConfig cfg;
+  cfg.split_k = 2;
+  EXPECT_FALSE(diagnose(GemmProblem{}, h200(), cfg, Model::seed).ok());
+  EXPECT_FALSE(rank_configs(GemmProblem{}, h200(), {cfg}, Model::calibrated, without_split()).ok());
+}
+
+TEST(SplitK, SweepWalksSplitsInnermostAndDropsThoseBeyondK) {
+  SearchSpace space = calibrated_space();
+  space.split_k = {1, 2, 4, 8, 16};
+  Result<Planner> planner = Planner::create(h200(), Instr::wgmma, space, Model::calibrated);
+  ASSERT_TRUE(planner.ok()) << planner.error().message;
+  EXPECT_EQ(planner->space_size(), 800u * 5);
+  // K = 256: block_K 64 has 4 K tiles, so split 8 and 16 are not candidates.
+  Result<std::vector<Verdict>> all = planner->plan({.m = 64, .n = 64, .k = 256});
+  ASSERT_TRUE(all.ok());
+  ASSERT_FALSE(all->empty());
+  bool saw_split = false;
+  for (const Verdict& v : *all) {
+    EXPECT_LE(v.config.split_k, (256 + v.config.block_k - 1) / v.config.block_k) << v.config.split_k;
+    EXPECT_TRUE(v.feasible());
+    saw_split = saw_split || v.config.split_k > 1;
+  }
+  EXPECT_TRUE(saw_split);
+  // Ranked by predicted time, the reduction included.
+  for (std::size_t i = 1; i < all->size(); ++i) EXPECT_LE((*all)[i - 1].predicted_us, (*all)[i].predicted_us);
+}
+
+TEST(SplitK, OnlySplitFactorOneMatchesTheUnsplitSweep) {
+  // A space of split 1 alone gives exactly the plain sweep.
+  SearchSpace one = calibrated_space();
+  SearchSpace with = calibrated_space();
+  with.split_k = {1, 2, 4};
+  const GemmProblem p{.m = 4096, .n = 4096, .k = 4096};
+  Result<std::vector<Verdict>> a = sweep(p, h200(), Instr::wgmma, one, 0, Model::calibrated);
+  Result<std::vector<Verdict>> b = sweep(p, h200(), Instr::wgmma, with, 0, Model::calibrated);
+  ASSERT_TRUE(a.ok() && b.ok());
+  std::vector<Verdict> unsplit;
+  for (const Verdict& v : *b)
+    if (v.config.split_k == 1) unsplit.push_back(v);
+  ASSERT_EQ(unsplit.size(), a->size());
+  for (std::size_t i = 0; i < a->size(); ++i) EXPECT_EQ(unsplit[i].predicted_us, (*a)[i].predicted_us) << i;
+}
+
+TEST(SplitK, TileStarvedLongKSplitsAndLargeSquareDoesNot) {
+  // The model's reason to exist: 512x512x16384 has 16 tiles of 128x128 for
+  // 132 SMs (measured: the best split 1.76x faster than the best unsplit,
+  // data/h200-triton-splitk-v1); 4096^3 has 1024 tiles and nothing to gain.
+  SearchSpace space = calibrated_space();
+  space.split_k = {1, 2, 4, 8, 16};
+  Result<std::vector<Verdict>> starved = sweep({.m = 512, .n = 512, .k = 16384}, h200(), Instr::wgmma, space, 1,
+                                               Model::calibrated);
+  ASSERT_TRUE(starved.ok() && !starved->empty());
+  EXPECT_GT(starved->front().config.split_k, 1);
+  Result<std::vector<Verdict>> square = sweep({.m = 4096, .n = 4096, .k = 4096}, h200(), Instr::wgmma, space, 1,
+                                              Model::calibrated);
+  ASSERT_TRUE(square.ok() && !square->empty());
+  EXPECT_EQ(square->front().config.split_k, 1);
+}
+
+TEST(SplitK, AdviceNamesTheBestFactorOfATile) {
+  const TileConfig cfg{128, 128, 64, 4, 256};
+  Result<std::optional<SplitAdvice>> starved = split_advice({.m = 512, .n = 512, .k = 16384}, h200(), cfg);
+  ASSERT_TRUE(starved.ok());
+  ASSERT_TRUE(starved->has_value());
+  EXPECT_GT((*starved)->best_split, 1);
+  EXPECT_LT((*starved)->best_us, (*starved)->unsplit_us);
+  Result<std::optional<SplitAdvice>> square = split_advice({.m = 8192, .n = 8192, .k = 4096}, h200(), cfg);
+  ASSERT_TRUE(square.ok() && square->has_value());
+  EXPECT_EQ((*square)->best_split, 1);
+  EXPECT_EQ((*square)->best_us, (*square)->unsplit_us);
+  Result<std::optional<SplitAdvice>> none = split_advice({.m = 512, .n = 512, .k = 16384}, h200(), cfg, without_split());
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());
+}
+
+}  // namespace
+}  // namespace tileplan
