@@ -112,12 +112,16 @@ TEST(SplitKCli, ValidateScoresSplitsAndLeavesOutTheAtomicVariant) {
   EXPECT_NE(text.out.find("split-K: the calibrated pick against cuBLAS"), std::string::npos) << text.out;
 }
 
-// The CI gate on split-K: every held-out tile-starved shape, picks split or not.
+// The CI gate on split-K: every held-out tile-starved shape, picks split or
+// not: v1's held-out shapes and v2, the fresh set measured after the split-K
+// constants were frozen.
 TEST(SplitKCli, Validate_HeldOutSplitK_MeetsCommittedThresholds) {
-  const CliResult r = run_cli("validate " + source_path("data/h200-triton-splitk-v1") +
+  const CliResult r = run_cli("validate " + source_path("data/h200-triton-splitk-v1") + " " +
+                              source_path("data/h200-triton-splitk-v2") +
                               " --split heldout --max-top1-geomean 1.03 --max-top1-worst 1.10 --max-top5-geomean 1.01");
   EXPECT_EQ(r.status, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("shapes 4:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("shapes 16:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("split-K: the calibrated pick against cuBLAS"), std::string::npos) << r.out;
 }
 
 }  // namespace
