@@ -21,9 +21,10 @@ and launches under the lock. The tuning wall time of a first launch is its
 wall time minus the time spent waiting for that lock.
 
 A cold full-grid autotune compiles 216 configurations one after another
-(about 1.3 s each) and benchmarks 216 (0.13 s to 0.3 s each): over 5 minutes
-per shape, so it cannot be run cold for 24 shapes in one 10-minute call. The
-measurement is therefore decomposed:
+(0.6 s each on average on the H200 machine, up to 4 s) and benchmarks 216
+(0.1 s to 0.5 s each): about 2.5 minutes per shape, an hour for 24 shapes,
+which does not fit in one 10-minute call. The measurement is therefore
+decomposed:
 
   1. direct: one shape per input class (fp16, fp16 with M not a multiple of
      16, bf16) gets a real cold full autotune: fresh process, empty
@@ -46,19 +47,23 @@ measurement is therefore decomposed:
 Shapes: projections of Llama-3-8B (fp16, M = 16, 128, 1000, 4096) and
 Llama-3-70B (bf16, M = 128, 4096), as MxNxK:dtype:rr, split over the GPUs.
 
-Planned time on nvidia-h200-x2 (2 GPUs, 32 cores), from data/h200-triton-v5a
-and -v6 (1.6 s per compile under 16-way load) and Triton's do_bench
-(~0.13 s per config, more for slow configs of large shapes):
-  setup (pip install)              ~20 s
-  smoke (small shape, all paths)   ~30 s
-  compile_all, 3 classes x 216     ~45 s on 24 workers (direct runs started
-                                   alongside, 3 cores)
-  direct cold full, 3 shapes       ~300 s each (216 x 1.3 s + 168 benches),
-                                   concurrent
-  warm full, 12 shapes per GPU     ~25-45 s each: ~350 s per GPU
-  cold top1/3/5/heuristics         ~10 s of compile per shape, 2 at a time per
-                                   GPU, alongside; ~1.5 s of GPU each
-  final timing                     ~2 s per shape
+Planned time on nvidia-h200-x2 (2 GPUs, 32 cores), written before the first
+run from data/h200-triton-v5a and -v6 (1.6 s per compile under 16-way load)
+and Triton's do_bench (~0.13 s per config), against what the run of
+data/h200-autotune-e2e took:
+  phase                              planned               measured
+  setup (pip install)                ~20 s                 12 s
+  smoke (small shape, every path)    ~30 s                 15 s
+  compile_all, 3 classes x 216       ~45 s, 24 workers     30 s
+  direct cold full, 3 shapes         ~300 s each           153-158 s each (0.6 s
+                                                           per compile, serial)
+  warm full, 12 shapes per GPU       ~25-45 s each         20-38 s each, 330 s per GPU
+  cold top1/3/5/heuristics           ~10 s per shape       1-3.5 s of tuning each,
+                                                           all 96 done by 155 s
+  final timing                       ~2 s per shape        ~2 s
+  whole orchestrator                 under 545 s           380 s
+Triton 3.6 benchmarks a config even when the pruner keeps only one (top1), so
+top1 pays one do_bench (~0.2 s) besides its compile.
 A deadline stops new shapes; everything is appended to e2e.jsonl as it ends.
 
     python3 bench/gpu/autotune_e2e.py --out DIR [--cases ...] [--gpus 2] [--deadline-s 480]
@@ -705,6 +710,22 @@ def summarize(path, meta=None):
                      f"{gmean(sp):.1f} (min {min([x for x in sp if x] or [float('nan')]):.1f}); kernel time / full's: "
                      f"geomean {gmean(rt):.4f}, worst {worst:.4f} ({wcase}); picks == full's: "
                      f"{sum(1 for s in done if s[f'{v}_pick'] == s['full_pick'])}/{len(done)}")
+    # The same question from the full autotune's own timings of all 168 configs (one do_bench each):
+    # how much slower is the best config a pruned variant kept than the grid's best?
+    rows = read_jsonl(path)
+    kept = {(r["case"], r["variant"]): r["kept"] for r in rows if r.get("cache") == "cold" and r.get("kept")}
+    for v in ("top1", "top3", "top5"):
+        reg = []
+        for s in done:
+            t = warm[s["case"]].get("autotuner_ms") or {}
+            k = kept.get((s["case"], v))
+            if t and k:
+                reg.append((min(t[c] for c in k) / min(t.values()), s["case"]))
+        if reg:
+            worst = max(reg)
+            lines.append(f"{v:<10}: best kept config / grid's best, by the full autotune's own timings: geomean "
+                         f"{gmean([r for r, _ in reg]):.4f}, worst {worst[0]:.4f} ({worst[1]}); the grid's best kept "
+                         f"on {sum(1 for r, _ in reg if r == 1.0)}/{len(reg)}")
     lines.append(f"full / cuBLAS geomean {gmean([s['full_ms'] / s['cublas_ms'] for s in done]):.3f}; "
                  f"top3 / cuBLAS geomean {gmean([s['top3_ms'] / s['cublas_ms'] for s in done if s.get('top3_ms')]):.3f}")
     spreads = [s["full_round_spread"] for s in done if s.get("full_round_spread") is not None]
