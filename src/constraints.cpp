@@ -91,8 +91,8 @@ std::string message(const Finding& f, const TileConfig& cfg) {
                          cfg.split_k > 1 ? "programs" : "tiles", f.limit);
     }
     case FindingKind::grid_below_sms:
-      return fmt::format("C4 {} {} cannot occupy {} SMs: most of the machine idles", f.value,
-                         cfg.split_k > 1 ? "programs" : "tiles", f.limit);
+      return fmt::format("C4 {} {} cannot occupy {} SMs: {} of them idle", f.value,
+                         cfg.split_k > 1 ? "programs" : "tiles", f.limit, std::max<int64_t>(f.limit - f.value, 0));
     case FindingKind::split_exceeds_k_tiles:
       return fmt::format("C4 split_k {} exceeds the {} K tiles of the problem: a split would have no K", f.value,
                          f.limit);
