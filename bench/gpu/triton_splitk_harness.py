@@ -305,11 +305,35 @@ def gemm_grid(M, N, cfg):
     return (triton.cdiv(M, cfg["BM"]) * triton.cdiv(N, cfg["BN"]), cfg["split_k"])
 
 
+# The run's input type and proxy M, read from the environment so that the
+# spawned compile workers see what main() chose (--dtype, the shapes' M class).
+def run_dtype_name():
+    return os.environ.get("TILEPLAN_SPLITK_DTYPE", "float16")
+
+
+def run_dtype():
+    return getattr(torch, run_dtype_name())
+
+
+def proxy_shape():
+    return (int(os.environ.get("TILEPLAN_SPLITK_PROXY_M", PROXY[0])), PROXY[1], PROXY[2])
+
+
+def m_class(m):
+    """What Triton specializes M on: 1, a multiple of 16, or neither."""
+    return "1" if m == 1 else "M" if m % 16 == 0 else "m"
+
+
+# A proxy M of each class (the compiled kernel serves every M of its class).
+PROXY_M = {"M": PROXY[0], "1": 1, "m": 8}
+
+
 def proxy_tensors():
-    M, N, K = PROXY
-    a = torch.empty((M, K), device="cuda", dtype=torch.float16)
-    b = torch.empty((K, N), device="cuda", dtype=torch.float16)
-    c = torch.empty((M, N), device="cuda", dtype=torch.float16)
+    M, N, K = proxy_shape()
+    dt = run_dtype()
+    a = torch.empty((M, K), device="cuda", dtype=dt)
+    b = torch.empty((K, N), device="cuda", dtype=dt)
+    c = torch.empty((M, N), device="cuda", dtype=dt)
     w = torch.empty((max(SPLITS), M, N), device="cuda", dtype=torch.float32)
     return a, b, c, w
 
@@ -449,8 +473,12 @@ def select_shapes(args):
     else:
         shapes = CALIBRATION + HELD_OUT
     for s in shapes:
-        if any(d % 16 for d in s):
-            sys.exit(f"error: shape {shape_name(s)} is not a multiple of 16 (the proxy's specialization)")
+        if s[1] % 16 or s[2] % 16:
+            sys.exit(f"error: shape {shape_name(s)}: N and K must be multiples of 16 (the proxy's specialization)")
+    classes = {m_class(s[0]) for s in shapes}
+    if len(classes) > 1:
+        sys.exit(f"error: the shapes' M fall in several classes ({sorted(classes)}: 1, a multiple of 16, neither); "
+                 "one run compiles one class: run once per class")
     return shapes
 
 
@@ -484,6 +512,8 @@ def main():
     ap.add_argument("--all-held-out", action="store_true",
                     help="split.json lists every measured shape as held out (a fresh set measured after the "
                     "model's constants were frozen)")
+    ap.add_argument("--dtype", default="float16", choices=["float16", "bfloat16"],
+                    help="input and output type of the GEMM (default float16)")
     ap.add_argument("--seed", type=int, default=20261202)
     ap.add_argument("--verbose", action="store_true", help="one line per row (implied by --quick)")
     args = ap.parse_args()
@@ -493,15 +523,22 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     kernels, splits = select_kernels(args)
     shapes = select_shapes(args)
+    os.environ["TILEPLAN_SPLITK_DTYPE"] = args.dtype
+    os.environ["TILEPLAN_SPLITK_PROXY_M"] = str(PROXY_M[m_class(shapes[0][0])])
+    dt = run_dtype()
     aux_splits = sorted({1} | {s for s in splits if s > 1})
     est_compile, est_timing = plan(len(kernels) + len(aux_splits), len(shapes), len(kernels))
 
     calibration, held_out = ([], shapes) if args.all_held_out else (CALIBRATION, HELD_OUT)
+
+    def case_name(shape):  # tileplan validate's case names: MxNxK for float16, MxNxK:dtype:rr otherwise
+        return shape_name(shape) if args.dtype == "float16" else f"{shape_name(shape)}:{args.dtype}:rr"
     write_json(os.path.join(args.out, "split.json"), {
-        "calibration": [shape_name(s) for s in calibration],
-        "held_out": [shape_name(s) for s in held_out],
-        "measured": [shape_name(s) for s in shapes],
-        "shape_format": "MxNxK: C[M,N] = A[M,K] . B[K,N], float16, both row-major",
+        "calibration": [case_name(s) for s in calibration],
+        "held_out": [case_name(s) for s in held_out],
+        "measured": [case_name(s) for s in shapes],
+        "shape_format": f"MxNxK: C[M,N] = A[M,K] . B[K,N], {args.dtype}, both row-major",
+        "dtype": args.dtype,
     })
 
     torch.cuda.init()
@@ -523,7 +560,8 @@ def main():
         "grid": {"BM": BLOCK_MS, "BN": BLOCK_NS, "BK": BLOCK_KS, "stages": STAGES, "warps": WARPS,
                  "split_k": splits, "drop": None if args.all_stages else
                  f"stages 3 for SPLIT_K >= {DROP_STAGES3_FROM_SPLIT}"},
-        "proxy_shape": shape_name(PROXY),
+        "proxy_shape": shape_name(proxy_shape()),
+        "dtype": args.dtype,
         "do_bench": {"triton": {"warmup_ms": TRITON_WARMUP_MS, "rep_ms": TRITON_REP_MS,
                                 "return_mode": "median"},
                      "cublas": {"warmup_ms": CUBLAS_WARMUP_MS, "rep_ms": CUBLAS_REP_MS,
@@ -640,16 +678,16 @@ def main():
             break
         ts0 = time.perf_counter()
         torch.manual_seed(args.seed + si)
-        a = torch.randn((M, K), device="cuda", dtype=torch.float16)
-        b = torch.randn((K, N), device="cuda", dtype=torch.float16)
-        c = torch.empty((M, N), device="cuda", dtype=torch.float16)
+        a = torch.randn((M, K), device="cuda", dtype=dt)
+        b = torch.randn((K, N), device="cuda", dtype=dt)
+        c = torch.empty((M, N), device="cuda", dtype=dt)
         ws32 = torch.empty((M, N), device="cuda", dtype=torch.float32)
         wsk = torch.empty((max(splits), M, N), device="cuda", dtype=torch.float32)
         MN = M * N
         ref32 = torch.matmul(a.float(), b.float())
-        ref = ref32.to(torch.float16)
+        ref = ref32.to(dt)
         ref_nan = int(torch.isnan(ref).sum().item())
-        base = {"M": M, "N": N, "K": K}
+        base = {"M": M, "N": N, "K": K, "dtype": args.dtype}
 
         # cuBLAS
         cublas_ms, cublas_note, cublas_vs_fp32 = None, None, None
