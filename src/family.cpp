@@ -168,8 +168,14 @@ void read_constants(Reader& rd, const json& section, std::string_view section_na
   }
   for (std::size_t i = 0; i < N; ++i) {
     const std::string cpath = fmt::format("{}.{}", path, info[i].name);
-    const json* c = rd.object(*constants, info[i].name, cpath);
-    if (!c) return;
+    // Constants added after format 1's first files: absent reads as 0.
+    const bool optional = info[i].name == "transpose_cycles";
+    const json* c = rd.object(*constants, info[i].name, cpath, !optional);
+    if (!c) {
+      if (rd.failed()) return;
+      values[i] = 0;
+      continue;
+    }
     values[i] = rd.number(*c, "value", cpath + ".value");
     sources[i] = rd.string(*c, "fitted_on", cpath + ".fitted_on", false);
   }

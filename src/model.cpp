@@ -122,6 +122,12 @@ TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem
   if (acc.b.through_registers) loads += warp_accesses(cfg.block_k * cfg.block_n, p.elem_bytes(), acc.b.vector_bytes);
   t.through_registers = acc.a.through_registers || acc.b.through_registers;
   t.narrow_us = loads * k.narrow_access_cycles / dev.boost_clock_mhz;
+  // B transposed on chip (tf32 B N-contiguous): issue cycles per 32 elements
+  // of every B tile, in the program's issue path like the narrow loads.
+  if (acc.b.transposed) {
+    t.transpose_us = static_cast<double>(cfg.block_k * cfg.block_n) / 32.0 * k.transpose_cycles / dev.boost_clock_mhz;
+    t.narrow_us += t.transpose_us;
+  }
   if (acc.c.vector_bytes < kMaxVectorBytes)
     t.narrow_store_us = warp_accesses(cfg.block_m * cfg.block_n, p.out_bytes(), acc.c.vector_bytes) *
                         k.narrow_access_cycles / dev.boost_clock_mhz;
@@ -190,14 +196,15 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   const double chain_us = (load_us + latency_us) / in_flight;
   // A program issues its narrow loads and its MMAs in turn; programs sharing
   // the SM overlap one's loads with another's MMAs.
-  const double issue_us = t.mma_us + t.narrow_us;
-  const double busy_us = std::max({t.mma_us, t.narrow_us, load_us});
+  const double mma_us = t.mma_us;
+  const double issue_us = mma_us + t.narrow_us;
+  const double busy_us = std::max({mma_us, t.narrow_us, load_us});
   const double epilogue_us = k.epilogue_factor * c_tile_bytes / sm_bytes_per_us + narrow_store_us;
   // A round of j programs on one SM: each one's critical path (start, first
   // load, main loop, epilogue), or the SM's resources busy with all j.
   auto tile_us = [&](int64_t j) {
     const double jd = static_cast<double>(j);
-    const double period = std::max({jd * t.mma_us, jd * t.narrow_us, issue_us, jd * load_us, chain_us});
+    const double period = std::max({jd * mma_us, jd * t.narrow_us, issue_us, jd * load_us, chain_us});
     const double path = k.tile_overhead_us + latency_us + kt * period + epilogue_us;
     return std::max(path, jd * (kt * busy_us + epilogue_us));
   };
@@ -232,12 +239,12 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
     const double j = static_cast<double>(full_rounds ? b : rest);
     if (dram_us >= sm_us)
       out->bound = TimeBound::dram;
-    else if (chain_us >= std::max(j * std::max(t.mma_us, t.narrow_us), issue_us) && chain_us >= j * load_us)
+    else if (chain_us >= std::max(j * std::max(mma_us, t.narrow_us), issue_us) && chain_us >= j * load_us)
       out->bound = TimeBound::latency;
-    else if (load_us > std::max(t.mma_us, t.narrow_us) && j * load_us >= issue_us)
+    else if (load_us > std::max(mma_us, t.narrow_us) && j * load_us >= issue_us)
       out->bound = TimeBound::l2;
     else
-      out->bound = t.narrow_us > t.mma_us ? TimeBound::narrow : TimeBound::mma;
+      out->bound = t.narrow_us > mma_us ? TimeBound::narrow : TimeBound::mma;
   }
   return time;
 }

@@ -78,12 +78,16 @@ RegisterEstimate estimate_registers(const RegisterProfile& prof, const Device& d
   const double narrow_elems =
       (static_cast<double>(acc.a.async_copy ? 0 : cfg.block_m * cfg.block_k) +
        static_cast<double>(acc.b.async_copy ? 0 : cfg.block_k * cfg.block_n)) / threads;
+  // B transposed on chip (tf32 B N-contiguous) passes through registers too:
+  // per_b_vector counts them in the demand; they count toward spilling.
+  const double held_elems =
+      narrow_elems + (acc.b.transposed ? static_cast<double>(cfg.block_k * cfg.block_n) / threads : 0.0);
   const double demand = prof.base + prof.per_accumulator * static_cast<double>(r.accumulators) +
                         prof.per_a_vector * a_vectors + prof.per_b_vector * b_vectors +
                         prof.per_register_element * narrow_elems;
   r.demand = std::max<int64_t>(std::llround(demand), 1);
   r.regs_per_thread = std::min(r.demand, dev.regs_per_thread_max);
-  r.spills = static_cast<double>(r.accumulators) + prof.per_register_element * narrow_elems + prof.spill_reserve >
+  r.spills = static_cast<double>(r.accumulators) + prof.per_register_element * held_elems + prof.spill_reserve >
              static_cast<double>(dev.regs_per_thread_max);
   return r;
 }

@@ -187,16 +187,23 @@ std::array<double, kLs> least_squares(const Device& dev, const std::vector<Datas
   return out;
 }
 
-// Does any configuration of `type` in the data move an operand with narrow loads?
-bool has_narrow(const std::vector<Dataset>& sets, DType type) {
+// Does any configuration of `type` in the data move an operand with narrow
+// loads (`transposed`: or hold a B tile in registers to transpose it)?
+bool has_narrow(const std::vector<Dataset>& sets, DType type, bool transposed = false) {
   for (const Dataset& d : sets)
-    for (const MeasuredConfig& c : d.configs)
-      if (c.compiled && class_dtype(c.klass) == type && !problem_access(class_problem(c.klass)).aligned) return true;
+    for (const MeasuredConfig& c : d.configs) {
+      if (!c.compiled || class_dtype(c.klass) != type) continue;
+      const ProblemAccess acc = problem_access(class_problem(c.klass));
+      if (!acc.aligned || (transposed && acc.b.transposed)) return true;
+    }
   return false;
 }
 
 int fit_registers(const Device& dev, const std::vector<Dataset>& sets, KernelFamily& fam, DType type) {
   const bool narrow = has_narrow(sets, type);
+  // Registers holding operand tiles: narrow loads, or B transposed on chip
+  // (which only the spill rule sees: its registers are per_b_vector's).
+  const bool held = has_narrow(sets, type, true);
   const std::array<double, kLs> ls = least_squares(dev, sets, type, narrow);
   const RegisterProfile start = registers_for(fam, type);
   RegisterProfile prof = start;
@@ -207,23 +214,28 @@ int fit_registers(const Device& dev, const std::vector<Dataset>& sets, KernelFam
     double s = 0;
     for (const Dataset& d : sets) {
       const RegisterFigures f = register_figures(dev, p, d, type);
-      s += static_cast<double>(f.blocks_equal) + 0.5 * static_cast<double>(f.within_16) - 0.01 * f.mean_abs;
+      s += static_cast<double>(f.blocks_equal) + static_cast<double>(f.spill_equal) +
+           0.5 * static_cast<double>(f.within_16) - 0.01 * f.mean_abs;
     }
     return s;
   };
   fmt::print("input type {}: least squares: base {:.3f}, per_accumulator {:.3f}, per_a_vector {:.3f}, "
              "per_b_vector {:.3f}, per_register_element {}\n",
              to_string(type), ls[0], ls[1], ls[2], ls[3], narrow ? fmt::format("{:.3f}", ls[4]) : "(no narrow loads)");
-  // Coordinate search for the most blocks/SM equal to the driver's.
+  // Coordinate search for the most blocks/SM and spill flags equal to the
+  // driver's and the compiler's; spill_reserve only where registers hold
+  // operand tiles (elsewhere any value from 1 to 127 separates the data).
   double best = score(prof);
-  const double steps[5] = {0.5, 0.01, 0.05, 0.05, 0.05};
-  const int fields_n = narrow ? 5 : 4;
+  const double steps[6] = {0.5, 0.01, 0.05, 0.05, 0.05, 1.0};
+  const int fields_n = held ? 6 : 4;
   for (int round = 0; round < 8; ++round) {
     for (int i = 0; i < fields_n; ++i) {
       for (int d = -20; d <= 20; ++d) {
         RegisterProfile q = prof;
-        double* fields[5] = {&q.base, &q.per_accumulator, &q.per_a_vector, &q.per_b_vector, &q.per_register_element};
+        double* fields[6] = {&q.base, &q.per_accumulator, &q.per_a_vector, &q.per_b_vector, &q.per_register_element,
+                             &q.spill_reserve};
         *fields[i] += d * steps[i];
+        if (q.spill_reserve < 0) continue;
         const double s = score(q);
         if (s > best + 1e-12) best = s, prof = q;
       }
@@ -262,10 +274,11 @@ int fit_registers(const Device& dev, const std::vector<Dataset>& sets, KernelFam
                          [&](const TypeConstants& c) { return c.dtype == type; });
   if (it == fam.by_input_type.end()) it = fam.by_input_type.insert(fam.by_input_type.end(), TypeConstants{type, {}, {}, {}, {}, {}});
   const std::array<double, kRegisterConstantCount> v = to_array(prof);
+  const std::array<double, kRegisterConstantCount> was = to_array(start);
   for (std::size_t i = 0; i < kRegisterConstantCount; ++i) {
-    if (i == kSpill || (i == kNarrow && !narrow)) continue;
+    if ((i == kSpill && v[i] == was[i]) || (i == kNarrow && !held)) continue;
     it->regs[i] = v[i];
-    it->regs_sources[i] = kHow;
+    it->regs_sources[i] = i == kSpill ? "coordinate search for the compiler's spill flags (registers.fitted_on)" : kHow;
   }
   return 0;
 }

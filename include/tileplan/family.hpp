@@ -26,6 +26,8 @@
 //   }
 // A constant's "fitted_on" is optional (the section's is used); units and
 // descriptions live in the code (register_constant_info, time_constant_info).
+// time.constants.transpose_cycles may be absent (files written before it
+// existed): it reads as 0, the mechanism off.
 //
 // Optional, per input type where the data say a type differs:
 //     "by_input_type": {"float8_e4m3": {"fitted_on": "...",
@@ -67,7 +69,8 @@ namespace tileplan {
   X(launch_us, "us", "fixed cost of one kernel: launch, first wave's ramp, last wave's drain")          \
   X(spill_factor, "", "slowdown of a kernel whose accumulators spill to local memory")                  \
   X(narrow_access_cycles, "cycles", "SM cycles per warp-wide narrow load or store (an operand without 16-byte vectors)") \
-  X(kmajor_wide_n, "", "MMA slowdown per 128 warpgroup columns beyond 128 when B sits K-major in shared memory")
+  X(kmajor_wide_n, "", "MMA slowdown per 128 warpgroup columns beyond 128 when B sits K-major in shared memory") \
+  X(transpose_cycles, "cycles", "SM cycles per 32 elements of B transposed on chip (tf32 B stored N-contiguous)")
 
 struct TimeConstants {
 #define TILEPLAN_X(name, unit, desc) double name = 0;

@@ -123,6 +123,12 @@ struct OperandAccess {
   // loads), or fp8 B stored N-contiguous (Hopper's fp8 wgmma reads B K-major
   // only, so the kernel transposes it on the way). A (A only) or B (B only).
   bool through_registers = false;
+  // B only: tf32 B stored N-contiguous (b_layout row). Hopper's wgmma reads
+  // tf32 (and fp8) B K-major only (PTX ISA: the transpose of an operand in
+  // shared memory is for 16-bit types), so the kernel transposes each B tile
+  // on chip; B is still pipelined through shared memory (measured: the
+  // shared memory of every tf32 kernel is stages x (A + B)).
+  bool transposed = false;
 };
 struct ProblemAccess {
   OperandAccess a, b, c;
@@ -157,6 +163,7 @@ inline ProblemAccess problem_access(const GemmProblem& p) {
   r.c = detail::access_of(p.ldc, p.n, p.out_bytes());
   r.a.through_registers = !r.a.async_copy;
   r.b.through_registers = !r.b.async_copy || (is_fp8(p.dtype) && p.b_layout == Layout::row);
+  r.b.transposed = p.dtype == DType::tfloat32 && p.b_layout == Layout::row && !r.b.through_registers;
   r.aligned = r.a.vector_bytes == kMaxVectorBytes && r.b.vector_bytes == kMaxVectorBytes &&
               r.c.vector_bytes == kMaxVectorBytes;
   return r;

@@ -52,6 +52,7 @@ struct TileCosts {
   bool spills = false;
   double mma_us = 0;        // one main-loop iteration's MMAs, alone on an SM
   double narrow_us = 0;     // one iteration's narrow loads of operands that go through registers
+  double transpose_us = 0;  // of narrow_us, the on-chip transpose of B (tf32 B N-contiguous)
   double narrow_store_us = 0;  // the epilogue's narrow stores of C
   bool through_registers = false;  // an operand is not pipelined: one stage in flight
   double stage_bytes = 0;   // operand bytes of one iteration

@@ -216,3 +216,4 @@ TEST(SplitK, AdviceNamesTheBestFactorOfATile) {
 
 }  // namespace
 }  // namespace tileplan
+
