@@ -126,10 +126,18 @@ V6_HELD_OUT = [
     "333x4001x1000:float16:rr", "200x50257x1000:float16:rr",
     "2048x2048x2048:float16:rc", "1024x4096x4096:float16:cr",
 ]
+# v7: fresh tf32 held-out cases (B stored N-contiguous), measured after the
+# tf32 constants with the on-chip transpose of B were frozen.
+V7_HELD_OUT = [
+    "4096x14336x4096:tfloat32:rr", "512x4096x4096:tfloat32:rr", "1024x1024x4096:tfloat32:rr",
+    "2048x8192x1024:tfloat32:rr", "8192x8192x1024:tfloat32:rr", "1536x1536x6144:tfloat32:rr",
+    "3072x768x3072:tfloat32:rr", "768x3072x768:tfloat32:rr", "64x8192x4096:tfloat32:rr",
+]
 CASE_SETS = {
     "v5a": (V5A_CALIBRATION, V5A_HELD_OUT),
     "v5b": (V5B_CALIBRATION, V5B_HELD_OUT),
     "v6": ([], V6_HELD_OUT),
+    "v7": ([], V7_HELD_OUT),
 }
 
 BLOCK_MS = (64, 128, 256)
@@ -580,7 +588,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True, help="output folder (created)")
     ap.add_argument("--shapes", help="comma list of cases (MxNxK or MxNxK:dtype:LL, L = r|c), or the sets "
-                    "'calibration' / 'heldout' (fp16 v1-v3), 'v5a', 'v5b', 'v6' "
+                    "'calibration' / 'heldout' (fp16 v1-v3), 'v5a', 'v5b', 'v6', 'v7' "
                     "(default: all fp16 calibration shapes, then all held-out ones)")
     ap.add_argument("--configs", help="comma list of configuration keys to run")
     ap.add_argument("--configs-limit", type=int, default=0,
