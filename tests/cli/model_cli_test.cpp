@@ -152,9 +152,23 @@ TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   const CliResult miss = run_cli("validate " + data + " --max-top1-geomean 1.03 --max-top1-worst 1.10");
   EXPECT_EQ(miss.status, 1) << miss.out << miss.err;
   const CliResult bound =
-      run_cli("validate " + data + " --max-top1-geomean 1.91 --max-top1-worst 3.74 --max-top5-geomean 1.40");
+      run_cli("validate " + data + " --max-top1-geomean 1.91 --max-top1-worst 1.91 --max-top5-geomean 1.40");
   EXPECT_EQ(bound.status, 0) << bound.out << bound.err;
   EXPECT_NE(bound.out.find("shapes 12:"), std::string::npos) << bound.out;
+}
+
+// tf32 with B stored N-contiguous after the on-chip transpose was modelled
+// (docs/model.md §3): closer, not yet within the gate, on every held-out tf32
+// case, v7 being the fresh set measured after those constants were frozen.
+TEST(ModelCli, Validate_Tf32_KnownMissStaysBounded) {
+  const std::string data = source_path("data/h200-triton-v5a") + " " + source_path("data/h200-triton-v6") + " " +
+                           source_path("data/h200-triton-v7") + " --split heldout --class tfloat32:rr:MNK";
+  const CliResult miss = run_cli("validate " + data + " --max-top1-geomean 1.03 --max-top1-worst 1.10");
+  EXPECT_EQ(miss.status, 1) << miss.out << miss.err;
+  const CliResult bound =
+      run_cli("validate " + data + " --max-top1-geomean 1.07 --max-top1-worst 1.34 --max-top5-geomean 1.02");
+  EXPECT_EQ(bound.status, 0) << bound.out << bound.err;
+  EXPECT_NE(bound.out.find("shapes 15:"), std::string::npos) << bound.out;
 }
 
 TEST(ModelCli, Validate_MissedThresholdExitsOne) {
