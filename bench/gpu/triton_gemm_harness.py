@@ -133,11 +133,19 @@ V7_HELD_OUT = [
     "2048x8192x1024:tfloat32:rr", "8192x8192x1024:tfloat32:rr", "1536x1536x6144:tfloat32:rr",
     "3072x768x3072:tfloat32:rr", "768x3072x768:tfloat32:rr", "64x8192x4096:tfloat32:rr",
 ]
+# v8: fresh fp8 e5m2 held-out cases (B K-major), never measured before; the
+# model gives e5m2 float8_e4m3's constants (same wgmma path and rate).
+V8_HELD_OUT = [
+    "4096x4096x4096:float8_e5m2:rc", "2048x8192x4096:float8_e5m2:rc", "128x4096x4096:float8_e5m2:rc",
+    "8192x2048x8192:float8_e5m2:rc", "1024x14336x4096:float8_e5m2:rc", "6144x6144x2048:float8_e5m2:rc",
+    "512x8192x8192:float8_e5m2:rc",
+]
 CASE_SETS = {
     "v5a": (V5A_CALIBRATION, V5A_HELD_OUT),
     "v5b": (V5B_CALIBRATION, V5B_HELD_OUT),
     "v6": ([], V6_HELD_OUT),
     "v7": ([], V7_HELD_OUT),
+    "v8": ([], V8_HELD_OUT),
 }
 
 BLOCK_MS = (64, 128, 256)
@@ -588,7 +596,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True, help="output folder (created)")
     ap.add_argument("--shapes", help="comma list of cases (MxNxK or MxNxK:dtype:LL, L = r|c), or the sets "
-                    "'calibration' / 'heldout' (fp16 v1-v3), 'v5a', 'v5b', 'v6', 'v7' "
+                    "'calibration' / 'heldout' (fp16 v1-v3), 'v5a', 'v5b', 'v6', 'v7', 'v8' "
                     "(default: all fp16 calibration shapes, then all held-out ones)")
     ap.add_argument("--configs", help="comma list of configuration keys to run")
     ap.add_argument("--configs-limit", type=int, default=0,
