@@ -124,20 +124,22 @@ TEST(ModelCli, Validate_HeldOutMeetsCommittedThresholds) {
 }
 
 // The CI gate for input types, layouts and divisibility classes: every
-// held-out case of v5a/v5b (never fitted on) and v6 (measured after the
-// constants were frozen) in the classes where the model meets the committed
-// thresholds, checked overall and class by class.
+// held-out case of v5a/v5b (never fitted on), v6 (measured after the
+// constants were frozen) and v8 (fp8 e5m2, never fitted on) in the classes
+// where the model meets the committed thresholds, overall and class by class.
 constexpr const char* kGatedClasses =
-    "bfloat16:rr:MNK,float8_e4m3:rc:MNK,float16:rr:mNK,float16:rr:MnK,float16:rr:MNk,float16:cr:mNK,float16:cr:MNK";
+    "bfloat16:rr:MNK,float8_e4m3:rc:MNK,float8_e5m2:rc:MNK,float16:rr:mNK,float16:rr:MnK,float16:rr:MNk,"
+    "float16:cr:mNK,float16:cr:MNK";
 TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
   const CliResult r = run_cli("validate " + source_path("data/h200-triton-v5a") + " " +
-                              source_path("data/h200-triton-v5b") + " " + source_path("data/h200-triton-v6") +
-                              " --split heldout --class " + kGatedClasses +
+                              source_path("data/h200-triton-v5b") + " " + source_path("data/h200-triton-v6") + " " +
+                              source_path("data/h200-triton-v8") + " --split heldout --class " + kGatedClasses +
                               " --max-top1-geomean 1.03 --max-top1-worst 1.10 --max-top5-geomean 1.01");
   EXPECT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("met (overall and in every class)"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("shapes 30:"), std::string::npos) << r.out;  // 14 of v5a/v5b + 16 of v6
-  for (const char* c : {"bfloat16:rr:MNK\n", "float8_e4m3:rc:MNK\n", "float16:rr:MnK\n", "float16:rr:MNk\n"})
+  EXPECT_NE(r.out.find("shapes 37:"), std::string::npos) << r.out;  // 14 of v5a/v5b + 16 of v6 + 7 of v8
+  for (const char* c : {"bfloat16:rr:MNK\n", "float8_e4m3:rc:MNK\n", "float8_e5m2:rc:MNK\n", "float16:rr:MnK\n",
+                        "float16:rr:MNk\n"})
     EXPECT_NE(r.out.find(c), std::string::npos) << c;
 }
 
