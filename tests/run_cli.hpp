@@ -26,11 +26,13 @@ inline std::string slurp(const std::string& path) {
   return ss.str();
 }
 
-// `args` is appended to the binary's path as shell words.
-inline CliResult run_cli(const std::string& args) {
+// `exe args` under a time limit, its output captured; `args` is appended to
+// the binary's path as shell words.
+inline CliResult run_program(const std::string& exe, const std::string& args, int timeout_s = 60) {
   static int counter = 0;
   const std::string base = "/tmp/tileplan_cli_" + std::to_string(::getpid()) + "_" + std::to_string(counter++);
-  const std::string cmd = std::string("timeout 60 ") + TILEPLAN_EXE + " " + args + " >" + base + ".out 2>" + base + ".err";
+  const std::string cmd =
+      "timeout " + std::to_string(timeout_s) + " " + exe + " " + args + " >" + base + ".out 2>" + base + ".err";
   const int raw = std::system(cmd.c_str());
   CliResult r;
   if (WIFEXITED(raw)) r.status = WEXITSTATUS(raw);
@@ -41,6 +43,9 @@ inline CliResult run_cli(const std::string& args) {
   std::remove((base + ".err").c_str());
   return r;
 }
+
+// The tileplan binary.
+inline CliResult run_cli(const std::string& args) { return run_program(TILEPLAN_EXE, args); }
 
 inline std::string source_path(const std::string& rel) { return std::string(TILEPLAN_SOURCE_DIR) + "/" + rel; }
 

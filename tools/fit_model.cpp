@@ -548,15 +548,17 @@ int show_shape(const Device& dev, const std::vector<Dataset>& sets, const std::s
   return 2;
 }
 
+constexpr const char* kUsage =
+    "usage: tileplan_fit --registers [--input-type T] [COMMON]... DATASET...\n"
+    "       tileplan_fit --time [--input-type T] [--restarts N] [--iterations N] [--fix NAME]... [--set NAME=VALUE]... "
+    "[COMMON]... DATASET...\n"
+    "       tileplan_fit --show MxNxK [--rows N] [COMMON]... DATASET...\n"
+    "COMMON: --family NAME | --family-file PATH, --device NAME, --name NAME, --output FILE\n";
+
+// Bad input: one line on stderr (what was wrong), exit status 2; --help
+// prints the usage on standard output.
 int usage(const std::string& why) {
-  fmt::print(stderr,
-             "tileplan_fit: {}\n"
-             "usage: tileplan_fit --registers [--input-type T] [COMMON]... DATASET...\n"
-             "       tileplan_fit --time [--input-type T] [--restarts N] [--iterations N] [--fix NAME]... [--set NAME=VALUE]... "
-             "[COMMON]... DATASET...\n"
-             "       tileplan_fit --show MxNxK [--rows N] [COMMON]... DATASET...\n"
-             "COMMON: --family NAME | --family-file PATH, --device NAME, --name NAME, --output FILE\n",
-             why);
+  fmt::print(stderr, "tileplan_fit: {} (tileplan_fit --help shows the usage)\n", why);
   return 2;
 }
 
@@ -595,6 +597,10 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     const bool has_value = i + 1 < argc;
     auto count = [&](int64_t lo, int64_t hi) -> std::optional<int64_t> { return parse_count(argv[++i], lo, hi); };
+    if (a == "--help" || a == "-h") {
+      fmt::print("{}", kUsage);
+      return 0;
+    }
     if (a == "--registers" || a == "--time") {
       mode = a;
     } else if (a == "--restarts" && has_value) {

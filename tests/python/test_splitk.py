@@ -94,3 +94,21 @@ def test_tilelang_dicts_carry_split_k_only_when_splitting():
     split = tl.configs(512, 512, 16384, split_k=[1, 8], top_k=3)
     assert all("split_k" in c for c in split) and split[0]["split_k"] == 8
     assert all("split_k" not in c for c in tl.configs(512, 512, 16384, top_k=3))
+
+
+def test_fit_script_reproduces_the_shipped_reduction_constants(tmp_path):
+    """scripts/fit_splitk.py, the command the family file names, gives the shipped split_k constants."""
+    import pathlib
+    import shutil
+    import subprocess
+    root = pathlib.Path(__file__).resolve().parents[2]
+    family = tmp_path / "triton.json"
+    shutil.copy(root / "data/families/triton.json", family)
+    shipped = json.loads(family.read_text())["split_k"]
+    p = subprocess.run([sys.executable, str(root / "scripts/fit_splitk.py"), str(root / "data/h200-triton-splitk-v1"),
+                        str(family)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    fitted = json.loads(family.read_text())["split_k"]
+    for name in ("reduce_launch_us", "reduce_gbps"):
+        assert fitted["constants"][name]["value"] == shipped["constants"][name]["value"], name
+    assert fitted["variant"] == "workspace"
