@@ -57,6 +57,23 @@ BENCHMARK_CAPTURE(BM_SweepTyped, float8_e4m3_k_major_b,
 BENCHMARK_CAPTURE(BM_SweepTyped, float16_k1000, GemmProblem{.m = 4096, .n = 4096, .k = 1000})
     ->Unit(benchmark::kMicrosecond);
 
+// Split-K as a sweep dimension: the calibrated space (800 tiles) x split_k
+// {1, 2, 4, 8, 16} = 4000 configurations on a decode shape; a split costs one
+// more prediction per tile, the C1-C3 table is the same.
+void BM_SweepSplitK(benchmark::State& state) {
+  SearchSpace space = calibrated_space();
+  space.split_k = {1, 2, 4, 8, 16};
+  const GemmProblem p{.m = 16, .n = 4096, .k = 14336};
+  for (auto _ : state) {
+    auto r = sweep(p, h200(), Instr::wgmma, space, 15, Model::calibrated);
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["time_per_config"] = benchmark::Counter(
+      static_cast<double>(state.iterations() * space_size(space).value()),
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_SweepSplitK)->Unit(benchmark::kMicrosecond);
+
 // Batch planning: the Planner reused across shapes, JSON Lines output included.
 void BM_BatchWithJson(benchmark::State& state, Model model) {
   const Planner planner = Planner::create(h200(), Instr::wgmma, SearchSpace{}, model).value();
