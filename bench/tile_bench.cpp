@@ -19,11 +19,8 @@ const Device& h200() {
   return d;
 }
 
-// One default sweep of one shape, from scratch (C1-C3 included; under the
-// calibrated model also registers, occupancy and the shape-independent costs).
-void BM_Sweep(benchmark::State& state, Model model) {
-  const SearchSpace space;
-  const GemmProblem p{4096, 4096, 4096};
+// Sweeps of one shape, from scratch, with the time per configuration.
+void run_sweeps(benchmark::State& state, const GemmProblem& p, const SearchSpace& space, Model model) {
   for (auto _ : state) {
     auto r = sweep(p, h200(), Instr::wgmma, space, 15, model);
     benchmark::DoNotOptimize(r);
@@ -32,22 +29,17 @@ void BM_Sweep(benchmark::State& state, Model model) {
       static_cast<double>(state.iterations() * space_size(space).value()),
       benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
+
+// One default sweep of one shape, from scratch (C1-C3 included; under the
+// calibrated model also registers, occupancy and the shape-independent costs).
+void BM_Sweep(benchmark::State& state, Model model) { run_sweeps(state, {4096, 4096, 4096}, SearchSpace{}, model); }
 BENCHMARK_CAPTURE(BM_Sweep, seed, Model::seed)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_Sweep, calibrated, Model::calibrated)->Unit(benchmark::kMicrosecond);
 
 // The same from-scratch calibrated sweep for problems outside the common class
 // (fp16, aligned), whose C1-C3 table the Planner builds on first use. Target
 // (issue "Picks that hold for every input type and every shape"): <= 100 us.
-void BM_SweepTyped(benchmark::State& state, GemmProblem p) {
-  const SearchSpace space;
-  for (auto _ : state) {
-    auto r = sweep(p, h200(), Instr::wgmma, space, 15, Model::calibrated);
-    benchmark::DoNotOptimize(r);
-  }
-  state.counters["time_per_config"] = benchmark::Counter(
-      static_cast<double>(state.iterations() * space_size(space).value()),
-      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-}
+void BM_SweepTyped(benchmark::State& state, GemmProblem p) { run_sweeps(state, p, SearchSpace{}, Model::calibrated); }
 BENCHMARK_CAPTURE(BM_SweepTyped, bfloat16, GemmProblem{.m = 4096, .n = 4096, .k = 4096, .dtype = DType::bfloat16})
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_SweepTyped, float8_e4m3_k_major_b,
@@ -63,14 +55,7 @@ BENCHMARK_CAPTURE(BM_SweepTyped, float16_k1000, GemmProblem{.m = 4096, .n = 4096
 void BM_SweepSplitK(benchmark::State& state) {
   SearchSpace space = calibrated_space();
   space.split_k = {1, 2, 4, 8, 16};
-  const GemmProblem p{.m = 16, .n = 4096, .k = 14336};
-  for (auto _ : state) {
-    auto r = sweep(p, h200(), Instr::wgmma, space, 15, Model::calibrated);
-    benchmark::DoNotOptimize(r);
-  }
-  state.counters["time_per_config"] = benchmark::Counter(
-      static_cast<double>(state.iterations() * space_size(space).value()),
-      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  run_sweeps(state, {.m = 16, .n = 4096, .k = 14336}, space, Model::calibrated);
 }
 BENCHMARK(BM_SweepSplitK)->Unit(benchmark::kMicrosecond);
 

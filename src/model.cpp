@@ -59,12 +59,15 @@ Result<Prediction> predict(const Device& dev, const GemmProblem& p, const TileCo
   return detail::predict(dev, p, t, time, family.group_m, detail::split_of(cfg, family));
 }
 
+Status check_split_model(int64_t split_k, const KernelFamily& family) {
+  if (split_k == 1 || family.split_k) return {};
+  return Error{ErrorKind::invalid_argument, "split_k",
+               fmt::format("split_k {}: family '{}' has no split-K model (split_k must be 1)", split_k, family.name)};
+}
+
 Status check_split(const GemmProblem& p, const TileConfig& cfg, const KernelFamily& family) {
   if (cfg.split_k == 1) return {};
-  if (!family.split_k)
-    return Error{ErrorKind::invalid_argument, "split_k",
-                 fmt::format("split_k {}: family '{}' has no split-K model (split_k must be 1)", cfg.split_k,
-                             family.name)};
+  if (Status s = check_split_model(cfg.split_k, family); !s.ok()) return s;
   const int64_t kt = detail::ceil_div(p.k, cfg.block_k);
   if (cfg.split_k > kt)
     return Error{ErrorKind::invalid_argument, "split_k",

@@ -68,10 +68,7 @@ Status check_split_support(int64_t split_k, Model model, const KernelFamily& fam
     return Error{ErrorKind::invalid_argument, "split_k",
                  fmt::format("split_k {}: the seed model (the reference procedure) has no split-K; split_k must be 1",
                              split_k)};
-  if (!family.split_k)
-    return Error{ErrorKind::invalid_argument, "split_k",
-                 fmt::format("split_k {}: family '{}' has no split-K model (split_k must be 1)", split_k, family.name)};
-  return {};
+  return check_split_model(split_k, family);
 }
 
 // The one ranking of both models: a key per candidate, compared

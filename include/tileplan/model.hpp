@@ -68,8 +68,11 @@ struct Prediction {
   double dram_us = 0;     // DRAM's time
 };
 
-// A split factor the family and the problem admit: split_k 1, or a family
-// with a split-K model and split_k at most the K tiles ceil(K/block_K).
+// A split factor the family can price: 1, or any with a split-K model.
+//   error param: "split_k".
+Status check_split_model(int64_t split_k, const KernelFamily& family);
+// A split factor the family and the problem admit: check_split_model, and
+// split_k at most the K tiles ceil(K/block_K).
 //   error param: "split_k".
 Status check_split(const GemmProblem& p, const TileConfig& cfg, const KernelFamily& family);
 

@@ -44,12 +44,21 @@ def test_diagnose_with_a_split_matches_cli():
     (lambda: tileplan.plan(512, 512, 512, split_k=2, model="seed"), "split_k", "the seed model"),
     (lambda: tileplan.plan(512, 512, 512, split_k=2, family="seed"), "split_k", "has no split-K model"),
     (lambda: tileplan.diagnose(512, 512, 256, block_k=64, split_k=8), "split_k", "exceeds the 4 K tiles"),
+    (lambda: tileplan.plan(512, 512, 512, split_k=2**70), "split_k", "does not fit in a 64-bit integer"),
+    (lambda: tileplan.plan(512, 512, 512, split_k=[]), "split_k", "the list is empty"),
+    (lambda: tileplan.plan(512, 512, 512, split_k=65537), "split_k", "split_k value 65537 must be at most 65536"),
 ])
 def test_bad_splits_raise_the_cli_message(call, param, fragment):
     with pytest.raises(tileplan.Error) as info:
         call()
     assert info.value.param == param
     assert fragment in str(info.value)
+
+
+@pytest.mark.parametrize("value", ["2", 1.5, True, [2, "y"]])
+def test_split_k_of_the_wrong_type_raises_type_error(value):
+    with pytest.raises(TypeError, match="split_k"):
+        tileplan.plan(512, 512, 512, split_k=value)
 
 
 def test_configs_carry_split_k_as_the_cli_emits(monkeypatch):

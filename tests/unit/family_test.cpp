@@ -114,6 +114,19 @@ TEST(Family, EveryRule_IsAnErrorNamingTheKey) {
        "spill_factor 0.5 must be at least 1: spilling never speeds a kernel up (for float8_e4m3)"},
       {"/by_input_type/tfloat32/registers/base", json::object({{"value", 1e300}}), false,
        "base 1e+300 must be a finite number of magnitude at most 1000000 (for tfloat32)"},
+      // The split-K section: optional, but whole and valid when present.
+      {"/split_k", 5, false, "'split_k' must be an object, not an integer"},
+      {"/split_k/variant", "atomic", false, "'split_k.variant' must be \"workspace\""},
+      {"/split_k/variant", nullptr, true, "'split_k.variant' is missing"},
+      {"/split_k/colour", "red", false, "'split_k.colour' is not one of variant, fitted_on, constants"},
+      {"/split_k/constants/reduce_gbps", nullptr, true, "'split_k.constants.reduce_gbps' is missing"},
+      {"/split_k/constants/reduce_gbps/value", 0, false, "reduce_gbps 0 must be above 0"},
+      {"/split_k/constants/reduce_launch_us/value", -1, false,
+       "reduce_launch_us -1 must be a finite number between 0 and 1e9"},
+      {"/split_k/constants/extra", json::object({{"value", 1}}), false,
+       "'split_k.constants.extra' is not a constant of this section"},
+      {"/time/constants/transpose_cycles/value", -2, false,
+       "transpose_cycles -2 must be a finite number between 0 and 1e9"},
   };
   for (const BadFamily& c : cases) {
     json j = good;

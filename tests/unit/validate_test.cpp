@@ -232,6 +232,22 @@ TEST(LoadDataset, ErrorsNameFileAndLine) {
        "timings.jsonl:1: field 'b_layout' must be row or col"},
       {"timings.jsonl", "{\"M\": 1, \"N\": 1, \"K\": 1, \"key\": \"64x64x32_s2_w4\", \"ms\": 1, \"class\": 7}\n",
        "timings.jsonl:1: field 'class' must be a string"},
+      // Split-K fields of a configuration: through the one checker.
+      {"configs.jsonl",
+       R"({"BM": 64, "BN": 64, "BK": 32, "stages": 2, "warps": 4, "key": "a", "split_k": 0, "error": "x"})",
+       "configs.jsonl:1: configuration 'a': split_k value 0 must be at least 1"},
+      {"configs.jsonl",
+       R"({"BM": 64, "BN": 64, "BK": 32, "stages": 2, "warps": 4, "key": "a", "split_k": -8, "error": "x"})",
+       "configs.jsonl:1: configuration 'a': split_k value -8 must be at least 1"},
+      {"configs.jsonl",
+       R"({"BM": 64, "BN": 64, "BK": 32, "stages": 2, "warps": 4, "key": "a", "split_k": 1e30, "error": "x"})",
+       "configs.jsonl:1: field 'split_k' must be an integer"},
+      {"configs.jsonl",
+       R"({"BM": 64, "BN": 64, "BK": 32, "stages": 2, "warps": 4, "key": "a", "split_k": 99999999999, "error": "x"})",
+       "configs.jsonl:1: configuration 'a': split_k value 99999999999 must be at most 65536"},
+      {"configs.jsonl",
+       R"({"BM": 64, "BN": 64, "BK": 32, "stages": 2, "warps": 4, "key": "a", "variant": 3, "error": "x"})",
+       "configs.jsonl:1: field 'variant' must be a string"},
   };
   for (const BadFile& c : cases) {
     TempDataset t("bad");
