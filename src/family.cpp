@@ -263,12 +263,20 @@ SplitKConstants split_k_constants_from(const std::array<double, kSplitKConstantC
   return c;
 }
 
-Status check_split_k_constants(const SplitKConstants& c) {
-  const std::array<double, kSplitKConstantCount> v = to_array(c);
-  for (std::size_t i = 0; i < v.size(); ++i)
+namespace {
+// Every value finite and in 0..1e9; the error names the first that is not.
+template <std::size_t N>
+Status check_in_range(const std::array<double, N>& v, const std::array<ConstantInfo, N>& info) {
+  for (std::size_t i = 0; i < N; ++i)
     if (!(v[i] >= 0 && v[i] <= 1e9))
-      return Error{ErrorKind::invalid_argument, std::string(kSplitKInfo[i].name),
-                   fmt::format("{} {} must be a finite number between 0 and 1e9", kSplitKInfo[i].name, v[i])};
+      return Error{ErrorKind::invalid_argument, std::string(info[i].name),
+                   fmt::format("{} {} must be a finite number between 0 and 1e9", info[i].name, v[i])};
+  return {};
+}
+}  // namespace
+
+Status check_split_k_constants(const SplitKConstants& c) {
+  if (Status s = check_in_range(to_array(c), kSplitKInfo); !s.ok()) return s;
   if (!(c.reduce_gbps > 0))
     return Error{ErrorKind::invalid_argument, "reduce_gbps",
                  fmt::format("reduce_gbps {} must be above 0", c.reduce_gbps)};
@@ -276,11 +284,7 @@ Status check_split_k_constants(const SplitKConstants& c) {
 }
 
 Status check_time_constants(const TimeConstants& c) {
-  const std::array<double, kTimeConstantCount> v = to_array(c);
-  for (std::size_t i = 0; i < v.size(); ++i)
-    if (!(v[i] >= 0 && v[i] <= 1e9))
-      return Error{ErrorKind::invalid_argument, std::string(kTimeInfo[i].name),
-                   fmt::format("{} {} must be a finite number between 0 and 1e9", kTimeInfo[i].name, v[i])};
+  if (Status s = check_in_range(to_array(c), kTimeInfo); !s.ok()) return s;
   if (!(c.spill_factor >= 1))
     return Error{ErrorKind::invalid_argument, "spill_factor",
                  fmt::format("spill_factor {} must be at least 1: spilling never speeds a kernel up", c.spill_factor)};
