@@ -140,12 +140,27 @@ V8_HELD_OUT = [
     "8192x2048x8192:float8_e5m2:rc", "1024x14336x4096:float8_e5m2:rc", "6144x6144x2048:float8_e5m2:rc",
     "512x8192x8192:float8_e5m2:rc",
 ]
+# v9: operands that both go through registers (A and B without 16-byte
+# vectors), the classes with the fewest calibration cases: all of M, N, K
+# not multiples of 16 (rr:mnk), M a multiple (rr:Mnk), and B K-major with K
+# not a multiple (rc:MNk). Half calibration, half held out.
+V9_CALIBRATION = [
+    "2000x5001x1500:float16:rr", "777x3000x1000:float16:rr", "4001x4001x333:float16:rr",
+    "1024x50257x1000:float16:rr", "1024x5001x1500:float16:rr", "2048x3000x1000:float16:rr",
+    "4096x4096x1000:float16:rc", "1024x11008x1500:float16:rc", "2048x8192x333:float16:rc",
+]
+V9_HELD_OUT = [
+    "1500x32001x1000:float16:rr", "333x1500x4001:float16:rr", "3000x1000x1000:float16:rr",
+    "512x50257x1500:float16:rr", "4096x1000x1000:float16:rr", "2048x11001x1500:float16:rr",
+    "8192x2048x1000:float16:rc", "1024x1024x1500:float16:rc", "2048x4096x1500:float16:rc",
+]
 CASE_SETS = {
     "v5a": (V5A_CALIBRATION, V5A_HELD_OUT),
     "v5b": (V5B_CALIBRATION, V5B_HELD_OUT),
     "v6": ([], V6_HELD_OUT),
     "v7": ([], V7_HELD_OUT),
     "v8": ([], V8_HELD_OUT),
+    "v9": (V9_CALIBRATION, V9_HELD_OUT),
 }
 
 BLOCK_MS = (64, 128, 256)
@@ -596,7 +611,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True, help="output folder (created)")
     ap.add_argument("--shapes", help="comma list of cases (MxNxK or MxNxK:dtype:LL, L = r|c), or the sets "
-                    "'calibration' / 'heldout' (fp16 v1-v3), 'v5a', 'v5b', 'v6', 'v7', 'v8' "
+                    "'calibration' / 'heldout' (fp16 v1-v3), 'v5a', 'v5b', 'v6', 'v7', 'v8', 'v9' "
                     "(default: all fp16 calibration shapes, then all held-out ones)")
     ap.add_argument("--configs", help="comma list of configuration keys to run")
     ap.add_argument("--configs-limit", type=int, default=0,
