@@ -47,6 +47,7 @@ Constraint constraint_of(FindingKind k) {
     case FindingKind::smem_per_block:
     case FindingKind::no_block_fits_smem: return Constraint::C1;
     case FindingKind::regs_per_thread:
+    case FindingKind::held_tiles_spill:
     case FindingKind::no_block_fits_regs: return Constraint::C2;
     case FindingKind::tail_wave:
     case FindingKind::grid_below_sms:
@@ -73,6 +74,11 @@ std::string message(const Finding& f, const TileConfig& cfg) {
                          cfg.stages, f.value, f.limit);
     case FindingKind::regs_per_thread:
       return fmt::format("C2 {} registers per thread exceed the limit of {}: the kernel would spill",
+                         f.value, f.limit);
+    case FindingKind::held_tiles_spill:
+      return fmt::format("C2 about {} registers per thread spill beyond the limit of {}: operand tiles held in "
+                         "registers (narrow loads or a transpose); the predicted time includes their local-memory "
+                         "traffic",
                          f.value, f.limit);
     case FindingKind::no_block_fits_smem:
       return fmt::format("C1 not one block fits on an SM: {} B of shared memory against {} B", f.value,
@@ -223,7 +229,7 @@ void reference_occupancy(TileCheck& v, const TileConfig& cfg, const Device& dev)
 }  // namespace
 
 void check_resources(const TileConfig& cfg, const Device& dev, const GemmProblem& p, const RegisterProfile& regs,
-                     OccupancyRule rule, Depth depth, TileCheck& v) {
+                     OccupancyRule rule, Depth depth, TileCheck& v, bool price_held_spills) {
   v = TileCheck{};
   v.config = cfg;
 
@@ -256,7 +262,11 @@ void check_resources(const TileConfig& cfg, const Device& dev, const GemmProblem
   v.accum_per_thread = ceil_div(cfg.block_m * cfg.block_n, cfg.threads);
   v.regs_per_thread = r.regs_per_thread;
   v.spills = r.spills;
-  if (r.spills)
+  v.spilled_registers = r.spilled_registers;
+  if (r.spills && r.spilled_registers > 0 && price_held_spills)
+    v.warnings.push({FindingKind::held_tiles_spill, static_cast<int64_t>(std::ceil(r.spilled_registers)),
+                     dev.regs_per_thread_max});
+  else if (r.spills)
     v.failures.push({FindingKind::regs_per_thread, std::max(r.demand, dev.regs_per_thread_max + 1),
                      dev.regs_per_thread_max});
   v.regs_per_block = v.regs_per_thread * cfg.threads;

@@ -25,16 +25,22 @@ RegisterEstimate estimate_registers(const RegisterProfile& prof, const Device& d
 enum class Depth { full, until_failure };
 // C3, C1, C2 and occupancy (no C4).   Requires: as estimate_registers.
 //   `v` is overwritten (a caller's buffer: a sweep checks hundreds of tiles).
+//   price_held_spills: a spill by operand tiles held in registers is a C2
+//   warning (the time model prices it per register) instead of a failure.
 void check_resources(const TileConfig& cfg, const Device& dev, const GemmProblem& p, const RegisterProfile& regs,
-                     OccupancyRule rule, Depth depth, TileCheck& v);
+                     OccupancyRule rule, Depth depth, TileCheck& v, bool price_held_spills = false);
 // C4: grid, waves, last-wave fill and their warnings.
 void finish_parallelism(TileCheck& v, const GemmProblem& p, const Device& dev);
 // The reference's traffic.
 double reference_traffic(const GemmProblem& p, const TileConfig& cfg);
 
 // Requires: as estimate_registers, blocks_per_sm >= 1, check_time_constants(k).
+//   spilled_registers: RegisterEstimate's; with k.spill_access_cycles > 0 it
+//   is priced per iteration in place of spill_factor.
 TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem& p, int64_t blocks_per_sm,
-                     bool spills, const TimeConstants& k);
+                     bool spills, const TimeConstants& k, double spilled_registers = 0);
+// Whether `k` prices a spill of held operand tiles per register.
+inline bool prices_held_spills(const TimeConstants& k) { return k.spill_access_cycles > 0; }
 // A split factor and the reduction's constants (model non-null when factor > 1).
 struct SplitK {
   int64_t factor = 1;

@@ -55,7 +55,8 @@ Result<Prediction> predict(const Device& dev, const GemmProblem& p, const TileCo
                              to_string(p.dtype), dev.name, dev.compute_capability)};
   if (Status s = check_split(p, cfg, family); !s.ok()) return s.error();
   const TimeConstants time = time_for(family, p.dtype);
-  const TileCosts t = detail::tile_costs(dev, cfg, p, blocks_per_sm, spills, time);
+  const double spilled = spills ? detail::estimate_registers(registers_for(family, p.dtype), dev, cfg, p).spilled_registers : 0.0;
+  const TileCosts t = detail::tile_costs(dev, cfg, p, blocks_per_sm, spills, time, spilled);
   return detail::predict(dev, p, t, time, family.group_m, detail::split_of(cfg, family));
 }
 
@@ -91,7 +92,7 @@ Result<double> grouped_dram_bytes(const Device& dev, const GemmProblem& p, int64
 namespace detail {
 
 TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem& p, int64_t blocks_per_sm,
-                     bool spills, const TimeConstants& k) {
+                     bool spills, const TimeConstants& k, double spilled_registers) {
   TileCosts t;
   t.block_m = cfg.block_m;
   t.block_n = cfg.block_n;
@@ -124,12 +125,24 @@ TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem
   if (acc.a.through_registers) loads += warp_accesses(cfg.block_m * cfg.block_k, p.elem_bytes(), acc.a.vector_bytes);
   if (acc.b.through_registers) loads += warp_accesses(cfg.block_k * cfg.block_n, p.elem_bytes(), acc.b.vector_bytes);
   t.through_registers = acc.a.through_registers || acc.b.through_registers;
-  t.narrow_us = loads * k.narrow_access_cycles / dev.boost_clock_mhz;
+  // Both operands through registers (no asynchronous copy at all): their own
+  // cost per load, and a program waits for its loads every iteration.
+  t.paired_narrow = acc.a.through_registers && acc.b.through_registers && k.paired_narrow_cycles > 0;
+  t.narrow_us = loads * (t.paired_narrow ? k.paired_narrow_cycles : k.narrow_access_cycles) / dev.boost_clock_mhz;
   // B transposed on chip (tf32 B N-contiguous): issue cycles per 32 elements
   // of every B tile, in the program's issue path like the narrow loads.
   if (acc.b.transposed) {
     t.transpose_us = static_cast<double>(cfg.block_k * cfg.block_n) / 32.0 * k.transpose_cycles / dev.boost_clock_mhz;
     t.narrow_us += t.transpose_us;
+  }
+  // Registers spilled by held operand tiles: a local store and load per
+  // spilled register, warp and iteration, in the issue path; the kernel is
+  // otherwise priced like one that does not spill.
+  if (spills && spilled_registers > 0 && prices_held_spills(k)) {
+    t.spill_us = spilled_registers * static_cast<double>(cfg.threads) / 32.0 * k.spill_access_cycles /
+                 dev.boost_clock_mhz;
+    t.narrow_us += t.spill_us;
+    t.spills = false;
   }
   if (acc.c.vector_bytes < kMaxVectorBytes)
     t.narrow_store_us = warp_accesses(cfg.block_m * cfg.block_n, p.out_bytes(), acc.c.vector_bytes) *
@@ -196,7 +209,7 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   // all j, or one program's pipeline round trip spread over the stages in flight.
   const int64_t stages_ahead = t.through_registers ? 1 : t.stages - 1;
   const double in_flight = static_cast<double>(std::max<int64_t>(std::min<int64_t>(stages_ahead, static_cast<int64_t>(kt)), 1));
-  const double chain_us = (load_us + latency_us) / in_flight;
+  const double chain_us = (load_us + latency_us) / in_flight + (t.paired_narrow ? t.narrow_us : 0.0);
   // A program issues its narrow loads and its MMAs in turn; programs sharing
   // the SM overlap one's loads with another's MMAs.
   const double mma_us = t.mma_us;

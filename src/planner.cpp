@@ -42,10 +42,13 @@ OccupancyRule rule_for(Model model) {
   return model == Model::calibrated ? OccupancyRule::hardware : OccupancyRule::reference;
 }
 
+// `time`: the calibrated model's constants (a spill of held operand tiles is
+// priced when they say so); null for the seed model.
 void check(const TileConfig& cfg, const Device& dev, const GemmProblem& p, Model model, const RegisterProfile& regs,
-           detail::Depth depth, Verdict& v) {
+           detail::Depth depth, Verdict& v, const TimeConstants* time) {
   v = Verdict{};
-  detail::check_resources(cfg, dev, p, regs, rule_for(model), depth, v);
+  detail::check_resources(cfg, dev, p, regs, rule_for(model), depth, v,
+                          model == Model::calibrated && time && detail::prices_held_spills(*time));
   if (model == Model::seed) v.spills = false;  // the reference has no notion of spilling
 }
 
@@ -184,10 +187,10 @@ Planner::Table Planner::build_table(const GemmProblem& p) const {
           for (int64_t th : sp.threads) {
             if (th % thread_multiple) continue;
             const TileConfig cfg{bm, bn, bk, st, th, instr_};
-            check(cfg, dev_, p, model_, regs, detail::Depth::until_failure, v);
+            check(cfg, dev_, p, model_, regs, detail::Depth::until_failure, v, &t.time);
             if (!v.feasible()) continue;
             if (model_ == Model::calibrated)
-              t.costs.push_back(detail::tile_costs(dev_, cfg, p, v.blocks_per_sm, v.spills, t.time));
+              t.costs.push_back(detail::tile_costs(dev_, cfg, p, v.blocks_per_sm, v.spills, t.time, v.spilled_registers));
             t.feasible.push_back(v);
           }
   return t;
@@ -263,13 +266,13 @@ namespace {
 Verdict diagnose_checked(const GemmProblem& p, const Device& dev, const TileConfig& cfg, Model model,
                          const KernelFamily& family) {
   Verdict v;
-  check(cfg, dev, p, model, registers_for(model, family, p.dtype), detail::Depth::full, v);
+  const TimeConstants time = time_for(family, p.dtype);
+  check(cfg, dev, p, model, registers_for(model, family, p.dtype), detail::Depth::full, v, &time);
   detail::finish_parallelism(v, p, dev);
   v.dram_bytes = detail::reference_traffic(p, cfg);
   if (model == Model::calibrated && v.blocks_per_sm > 0 &&
       (cfg.instr == Instr::simt || tensor_tflops(dev, p.dtype) > 0) && check_split(p, cfg, family).ok()) {
-    const TimeConstants time = time_for(family, p.dtype);
-    const TileCosts costs = detail::tile_costs(dev, cfg, p, v.blocks_per_sm, v.spills, time);
+    const TileCosts costs = detail::tile_costs(dev, cfg, p, v.blocks_per_sm, v.spills, time, v.spilled_registers);
     finish_calibrated(v, p, dev, costs, time, family);
   }
   return v;
@@ -302,7 +305,7 @@ Result<std::optional<SplitAdvice>> split_advice(const GemmProblem& p, const Devi
   Verdict v = diagnose_checked(p, dev, one, Model::calibrated, family);
   if (!v.feasible() || !v.predicted || !std::isfinite(v.predicted_us)) return std::optional<SplitAdvice>{};
   const TimeConstants time = time_for(family, p.dtype);
-  const TileCosts costs = detail::tile_costs(dev, one, p, v.blocks_per_sm, v.spills, time);
+  const TileCosts costs = detail::tile_costs(dev, one, p, v.blocks_per_sm, v.spills, time, v.spilled_registers);
   SplitAdvice a;
   a.unsplit_us = a.best_us = v.predicted_us;
   const int64_t kt = detail::ceil_div(p.k, cfg.block_k);

@@ -4,6 +4,8 @@
 // data/families/ ships.
 //
 //   tileplan_fit --registers DATASET...   register profile, on every compiled configuration
+//   tileplan_fit --spill-rule DATASET...  the spill rule alone (spill_per_element, spill_reserve), on the
+//                                         compiled configurations' spill flags
 //   tileplan_fit --time DATASET...        run-time constants, on calibration shapes only
 //   common options: --family NAME | --family-file PATH  the family to start from (triton)
 //                   --device NAME                       the preset the data were measured on (the family's)
@@ -24,6 +26,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -283,14 +286,88 @@ int fit_registers(const Device& dev, const std::vector<Dataset>& sets, KernelFam
   return 0;
 }
 
+// The spill rule alone: spill_per_element and spill_reserve on a grid
+// (0.5 to 4 in steps of 0.05; 0 to 127), for the most spill flags equal to the
+// compiler's over every compiled configuration of `type`, the smallest pair
+// of the best; or both as given (`held`: --set, e.g. a pair chosen on the
+// run-time fit's objective), with their agreement reported. The demand
+// constants stay the starting family's.
+int fit_spill_rule(const Device& dev, const std::vector<Dataset>& sets, KernelFamily& fam, DType type,
+                   const std::optional<std::pair<double, double>>& held) {
+  const RegisterProfile start = registers_for(fam, type);
+  RegisterProfile best = start;
+  std::size_t best_equal = 0, compiled = 0, start_equal = 0;
+  auto equal_flags = [&](const RegisterProfile& p) {
+    std::size_t n = 0, equal = 0;
+    for (const Dataset& d : sets)
+      for (const MeasuredConfig& c : d.configs) {
+        if (!c.compiled || class_dtype(c.klass) != type) continue;
+        ++n;
+        equal += detail::estimate_registers(p, dev, c.config, class_problem(c.klass)).spills == (c.spills > 0);
+      }
+    return std::pair{n, equal};
+  };
+  std::tie(compiled, start_equal) = equal_flags(start);
+  if (compiled == 0) {
+    fmt::print(stderr, "tileplan_fit: no compiled configuration of {} in the data\n", to_string(type));
+    return 2;
+  }
+  if (held) {
+    best.spill_per_element = held->first;
+    best.spill_reserve = held->second;
+    best_equal = equal_flags(best).second;
+  }
+  for (int e = 10; e <= 80 && !held; ++e)
+    for (int reserve = 0; reserve <= 127; ++reserve) {
+      RegisterProfile q = start;
+      q.spill_per_element = 0.05 * e;
+      q.spill_reserve = reserve;
+      const std::size_t equal = equal_flags(q).second;
+      if (equal > best_equal) best_equal = equal, best = q;
+    }
+  fmt::print("input type {}: spill flags equal to the compiler's: {}/{} with the starting rule "
+             "(spill_per_element {:.2f}, spill_reserve {:.0f}), {}/{} with spill_per_element {:.2f}, spill_reserve {:.0f}"
+             "{}\n",
+             to_string(type), start_equal, compiled, start.spill_per_element, start.spill_reserve, best_equal, compiled,
+             best.spill_per_element, best.spill_reserve, held ? " (as set)" : " (the grid's best)");
+  const auto& info = register_constant_info();
+  auto index_of = [&](std::string_view name) {
+    return static_cast<std::size_t>(
+        std::find_if(info.begin(), info.end(), [&](const ConstantInfo& c) { return c.name == name; }) - info.begin());
+  };
+  const std::size_t kReserve = index_of("spill_reserve"), kPerElement = index_of("spill_per_element");
+  const char* how = held ? "set (--set) when the spill rule was written (registers.fitted_on: the spill rule)"
+                         : "grid search for the compiler's spill flags (registers.fitted_on: the spill rule)";
+  if (type == DType::float16) {
+    fam.regs.spill_per_element = best.spill_per_element;
+    fam.regs.spill_reserve = best.spill_reserve;
+    fam.regs_sources[kReserve] = fam.regs_sources[kPerElement] = how;
+    return 0;
+  }
+  auto it = std::find_if(fam.by_input_type.begin(), fam.by_input_type.end(),
+                         [&](const TypeConstants& c) { return c.dtype == type; });
+  if (it == fam.by_input_type.end()) it = fam.by_input_type.insert(fam.by_input_type.end(), TypeConstants{type, {}, {}, {}, {}, {}});
+  it->regs[kReserve] = best.spill_reserve;
+  it->regs[kPerElement] = best.spill_per_element;
+  it->regs_sources[kReserve] = it->regs_sources[kPerElement] =
+      held ? "set (--set) when the spill rule was written (the type's fitted_on: its --spill-rule command)"
+           : "grid search for the compiler's spill flags (the type's fitted_on: its --spill-rule command)";
+  return 0;
+}
+
 // ---- run time ---------------------------------------------------------------------------
 
 struct Sample {
   TileConfig config;
   int64_t blocks_per_sm;
   bool spills;
+  double spilled_registers;  // of a spill by held operand tiles (RegisterEstimate)
   double ms;
 };
+// Ranked and fitted like any other: no spill, or one the constants price per register.
+bool priced(const Sample& x, const TimeConstants& k) {
+  return !x.spills || (x.spilled_registers > 0 && detail::prices_held_spills(k));
+}
 struct FitShape {
   GemmProblem problem;
   std::string name;
@@ -329,7 +406,7 @@ std::vector<FitShape> calibration_shapes(const Device& dev, const std::vector<Da
           TileCheck v;
           detail::check_resources(cfg, dev, m.problem, regs, OccupancyRule::hardware, detail::Depth::full, v);
           if (v.blocks_per_sm < 1) continue;
-          s.samples.push_back({cfg, v.blocks_per_sm, v.spills, ms});
+          s.samples.push_back({cfg, v.blocks_per_sm, v.spills, v.spilled_registers, ms});
           s.best_ms = std::min(s.best_ms, ms);
         }
         out.push_back(std::move(s));
@@ -340,7 +417,7 @@ std::vector<FitShape> calibration_shapes(const Device& dev, const std::vector<Da
 }
 
 double predict_sample(const Device& dev, const FitShape& s, const Sample& x, const TimeConstants& k, int64_t group_m) {
-  const TileCosts c = detail::tile_costs(dev, x.config, s.problem, x.blocks_per_sm, x.spills, k);
+  const TileCosts c = detail::tile_costs(dev, x.config, s.problem, x.blocks_per_sm, x.spills, k, x.spilled_registers);
   return detail::predict_us(dev, s.problem, c, k, group_m);
 }
 
@@ -358,7 +435,7 @@ ShapeFigures shape_figures(const Device& dev, const FitShape& s, const TimeConst
   for (std::size_t i = 0; i < s.samples.size(); ++i) {
     const Sample& x = s.samples[i];
     const double pred_ms = predict_sample(dev, s, x, k, group_m) * 1e-3;
-    if (!x.spills) {
+    if (priced(x, k)) {
       ranked.emplace_back(pred_ms, i);
       // Near-best configurations weigh most: they decide the ranking.
       const double w = 0.1 + std::exp(-std::log(x.ms / s.best_ms) / 0.15);
@@ -483,7 +560,7 @@ int fit_time(const Device& dev, const std::vector<Dataset>& sets, int restarts, 
   for (const FitShape& s : shapes)
     if (!s.check)
       for (const Sample& smp : s.samples)
-        if (smp.spills) ratios.push_back(smp.ms / (predict_sample(dev, s, smp, no_spill, fam.group_m) * 1e-3));
+        if (!priced(smp, k)) ratios.push_back(smp.ms / (predict_sample(dev, s, smp, no_spill, fam.group_m) * 1e-3));
   if (!ratios.empty()) {
     std::nth_element(ratios.begin(), ratios.begin() + static_cast<std::ptrdiff_t>(ratios.size() / 2), ratios.end());
     k.spill_factor = ratios[ratios.size() / 2];
@@ -497,7 +574,9 @@ int fit_time(const Device& dev, const std::vector<Dataset>& sets, int restarts, 
   if (type == DType::float16) {
     fam.time = k;
     for (std::size_t i = 0; i < kTimeConstantCount; ++i)
-      fam.time_sources[i] = is_fixed(i) ? "held at its starting value (--fix)" : "Nelder-Mead (time.fitted_on)";
+      if (!is_fixed(i) || fam.time_sources[i].empty())
+        fam.time_sources[i] = is_fixed(i) ? "held at its starting value (--fix)"
+                                          : "Nelder-Mead (time.fitted_on: its last command)";
     fam.time_sources[spill] =
         "median of measured over predicted time of the spilling configurations of the calibration shapes";
     return 0;
@@ -550,6 +629,7 @@ int show_shape(const Device& dev, const std::vector<Dataset>& sets, const std::s
 
 constexpr const char* kUsage =
     "usage: tileplan_fit --registers [--input-type T] [COMMON]... DATASET...\n"
+    "       tileplan_fit --spill-rule [--input-type T] [--set spill_per_element=X --set spill_reserve=Y] [COMMON]... DATASET...\n"
     "       tileplan_fit --time [--input-type T] [--restarts N] [--iterations N] [--fix NAME]... [--set NAME=VALUE]... "
     "[COMMON]... DATASET...\n"
     "       tileplan_fit --show MxNxK [--rows N] [COMMON]... DATASET...\n"
@@ -601,7 +681,7 @@ int main(int argc, char** argv) {
       fmt::print("{}", kUsage);
       return 0;
     }
-    if (a == "--registers" || a == "--time") {
+    if (a == "--registers" || a == "--time" || a == "--spill-rule") {
       mode = a;
     } else if (a == "--restarts" && has_value) {
       const auto v = count(0, 1000);
@@ -653,9 +733,26 @@ int main(int argc, char** argv) {
   for (const std::string& name : fixed)
     if (std::none_of(info.begin(), info.end(), [&](const ConstantInfo& c) { return c.name == name; }))
       return usage("--fix " + name.substr(0, 64) + " is not a run-time constant");
-  for (const auto& [name, value] : overrides)
-    if (std::none_of(info.begin(), info.end(), [&](const ConstantInfo& c) { return c.name == name; }))
-      return usage("--set " + name.substr(0, 64) + " is not a run-time constant");
+  std::optional<std::pair<double, double>> spill_rule;
+  if (mode == "--spill-rule") {
+    std::optional<double> per_element, reserve;
+    for (const auto& [name, value] : overrides) {
+      if (name == "spill_per_element" && value >= 0 && value <= kMaxRegisterConstant)
+        per_element = value;
+      else if (name == "spill_reserve" && value >= 0 && value <= kMaxRegisterConstant)
+        reserve = value;
+      else
+        return usage("--set " + name.substr(0, 64) + " with --spill-rule: only spill_per_element and spill_reserve, "
+                     "each from 0 to 1e6");
+    }
+    if (per_element.has_value() != reserve.has_value())
+      return usage("--spill-rule sets both spill_per_element and spill_reserve, or neither");
+    if (per_element) spill_rule = std::pair{*per_element, *reserve};
+  } else {
+    for (const auto& [name, value] : overrides)
+      if (std::none_of(info.begin(), info.end(), [&](const ConstantInfo& c) { return c.name == name; }))
+        return usage("--set " + name.substr(0, 64) + " is not a run-time constant");
+  }
 
   Result<KernelFamily> start = family_file.empty() ? find_family(family_name) : load_family_file(family_file);
   if (!start.ok()) return usage(start.error().message);
@@ -682,8 +779,9 @@ int main(int argc, char** argv) {
     if (name != "spill_factor") command += " --fix " + name;
   for (const auto& [name, value] : overrides) command += fmt::format(" --set {}={}", name, value);
   command += " " + quoted_list(dirs);
-  const int status = mode == "--registers" ? fit_registers(dev, sets, fam, *type)
-                                           : fit_time(dev, sets, restarts, iterations, fixed, overrides, fam, *type);
+  const int status = mode == "--registers"    ? fit_registers(dev, sets, fam, *type)
+                     : mode == "--spill-rule" ? fit_spill_rule(dev, sets, fam, *type, spill_rule)
+                                              : fit_time(dev, sets, restarts, iterations, fixed, overrides, fam, *type);
   if (status != 0) return status;
   if (*type != DType::float16) {
     for (TypeConstants& c : fam.by_input_type)
@@ -691,15 +789,24 @@ int main(int argc, char** argv) {
         c.fitted_on = fmt::format("{}{}`{}`", c.fitted_on, c.fitted_on.empty() ? "" : "; ", command);
     const std::string t(to_string(*type));
     if (std::find(fam.input_types.begin(), fam.input_types.end(), t) == fam.input_types.end()) fam.input_types.push_back(t);
-  } else if (mode == "--registers")
+  } else if (mode == "--spill-rule")
+    fam.regs_fitted_on = fmt::format("{}; the spill rule (spill_per_element, spill_reserve): {} (compiled "
+                                     "configurations' spill flags); `{}`",
+                                     fam.regs_fitted_on, quoted_list(dirs), command);
+  else if (mode == "--registers")
     fam.regs_fitted_on = fmt::format("{} (compiled configurations: n_regs and occupancy as the driver reports them; "
                                      "least squares, then a coordinate search for blocks/SM); `{}`",
                                      quoted_list(dirs), command);
-  else
-    fam.time_fitted_on = fmt::format("calibration shapes of {} (every fourth kept aside as a check; held-out shapes "
-                                     "never read); Nelder-Mead in log space on weighted squared log error plus a "
-                                     "smooth top-1 regret; `{}`",
-                                     quoted_list(dirs), command);
+  else {
+    const std::string how = fmt::format("calibration shapes of {} (every fourth kept aside as a check; held-out shapes "
+                                        "never read); Nelder-Mead in log space on weighted squared log error plus a "
+                                        "smooth top-1 regret; `{}`",
+                                        quoted_list(dirs), command);
+    // Some constants held: the others were fitted before, the record keeps both.
+    const bool held = std::any_of(fixed.begin(), fixed.end(), [](const std::string& n) { return n != "spill_factor"; });
+    fam.time_fitted_on = held && !fam.time_fitted_on.empty() ? fam.time_fitted_on + "; then, the constants not held: " + how
+                                                             : how;
+  }
   for (const std::string& dir : dirs)
     if (std::find(fam.data.begin(), fam.data.end(), dir) == fam.data.end()) fam.data.push_back(dir);
   fam.device = device_name;

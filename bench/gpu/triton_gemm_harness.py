@@ -154,6 +154,16 @@ V9_HELD_OUT = [
     "512x50257x1500:float16:rr", "4096x1000x1000:float16:rr", "2048x11001x1500:float16:rr",
     "8192x2048x1000:float16:rc", "1024x1024x1500:float16:rc", "2048x4096x1500:float16:rc",
 ]
+# v10: fresh held-out cases with both operands through registers, chosen
+# after the spill rule, spill_access_cycles and paired_narrow_cycles were
+# frozen; rc:mnk was never measured before. Nothing is fitted on them.
+V10_HELD_OUT = [
+    "4096x14336x1000:float16:rc", "1024x4096x333:float16:rc", "8192x8192x1500:float16:rc",
+    "512x11008x1000:float16:rc",
+    "1000x11001x1500:float16:rr", "4001x3000x1000:float16:rr", "200x32001x1500:float16:rr",
+    "2048x5001x1000:float16:rr", "1024x32001x1500:float16:rr", "8192x1500x1000:float16:rr",
+    "1000x4001x1000:float16:rc", "333x11001x1500:float16:rc",
+]
 CASE_SETS = {
     "v5a": (V5A_CALIBRATION, V5A_HELD_OUT),
     "v5b": (V5B_CALIBRATION, V5B_HELD_OUT),
@@ -161,6 +171,7 @@ CASE_SETS = {
     "v7": ([], V7_HELD_OUT),
     "v8": ([], V8_HELD_OUT),
     "v9": (V9_CALIBRATION, V9_HELD_OUT),
+    "v10": ([], V10_HELD_OUT),
 }
 
 BLOCK_MS = (64, 128, 256)
@@ -611,7 +622,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True, help="output folder (created)")
     ap.add_argument("--shapes", help="comma list of cases (MxNxK or MxNxK:dtype:LL, L = r|c), or the sets "
-                    "'calibration' / 'heldout' (fp16 v1-v3), 'v5a', 'v5b', 'v6', 'v7', 'v8', 'v9' "
+                    "'calibration' / 'heldout' (fp16 v1-v3), 'v5a', 'v5b', 'v6', 'v7', 'v8', 'v9', 'v10' "
                     "(default: all fp16 calibration shapes, then all held-out ones)")
     ap.add_argument("--configs", help="comma list of configuration keys to run")
     ap.add_argument("--configs-limit", type=int, default=0,

@@ -70,7 +70,9 @@ namespace tileplan {
   X(spill_factor, "", "slowdown of a kernel whose accumulators spill to local memory")                  \
   X(narrow_access_cycles, "cycles", "SM cycles per warp-wide narrow load or store (an operand without 16-byte vectors)") \
   X(kmajor_wide_n, "", "MMA slowdown per 128 warpgroup columns beyond 128 when B sits K-major in shared memory") \
-  X(transpose_cycles, "cycles", "SM cycles per 32 elements of B transposed on chip (tf32 B stored N-contiguous)")
+  X(transpose_cycles, "cycles", "SM cycles per 32 elements of B transposed on chip (tf32 B stored N-contiguous)") \
+  X(paired_narrow_cycles, "cycles", "SM cycles per warp-wide narrow load when both operands go through registers; they also sit in the program's path (0: priced like one narrow operand)") \
+  X(spill_access_cycles, "cycles", "SM cycles per warp and main-loop iteration for each register spilled by operand tiles held in registers (0: spill_factor prices every spill)")
 
 struct TimeConstants {
 #define TILEPLAN_X(name, unit, desc) double name = 0;

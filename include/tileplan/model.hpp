@@ -49,12 +49,14 @@ std::string_view to_string(TimeBound b);
 struct TileCosts {
   int64_t block_m = 0, block_n = 0, block_k = 0, stages = 0;
   int64_t blocks_per_sm = 0;
-  bool spills = false;
+  bool spills = false;      // priced by spill_factor (a spill not priced per register)
   double mma_us = 0;        // one main-loop iteration's MMAs, alone on an SM
   double narrow_us = 0;     // one iteration's narrow loads of operands that go through registers
   double transpose_us = 0;  // of narrow_us, the on-chip transpose of B (tf32 B N-contiguous)
+  double spill_us = 0;      // of narrow_us, registers spilled by held operand tiles (spill_access_cycles)
   double narrow_store_us = 0;  // the epilogue's narrow stores of C
   bool through_registers = false;  // an operand is not pipelined: one stage in flight
+  bool paired_narrow = false;      // both are, priced by paired_narrow_cycles (narrow loads in the path)
   double stage_bytes = 0;   // operand bytes of one iteration
   double c_tile_bytes = 0;  // output bytes of one tile
 };

@@ -13,7 +13,9 @@
 //                        + per_a_vector*a_vectors + per_b_vector*b_vectors
 //                        + per_register_element*narrow_elems), at least 1
 //   regs         = min(demand, regs_per_thread_max)
-//   spills       = accumulators + per_register_element*narrow_elems + spill_reserve > regs_per_thread_max
+//   held_elems   = narrow_elems + (block_K*block_N / threads if B is transposed on chip)
+//   spills       = accumulators + per_register_element*held_elems + spill_reserve > regs_per_thread_max
+//   spilled      = that sum - regs_per_thread_max, when held_elems > 0 and it spills (else 0)
 // docs/model.md §1 works an example by hand.
 #pragma once
 
@@ -35,7 +37,8 @@ namespace tileplan {
   X(per_a_vector, "regs", "registers per 16-byte load of A per thread and stage")          \
   X(per_b_vector, "regs", "registers per 16-byte load of B per thread and stage")          \
   X(spill_reserve, "regs", "registers a thread needs beside its accumulators before it spills")              \
-  X(per_register_element, "regs", "registers per element per thread of an operand tile loaded with narrow loads")
+  X(per_register_element, "regs", "registers per element per thread of an operand tile loaded with narrow loads") \
+  X(spill_per_element, "regs", "registers per held element per thread that count toward spilling (0: per_register_element)")
 
 struct RegisterProfile {
   bool accumulators_only = false;  // the reference rule: nothing but accumulators
@@ -69,6 +72,10 @@ struct RegisterEstimate {
   int64_t regs_per_thread = 0;  // what the compiler allocates (the reference rule does not cap it)
   int64_t demand = 0;           // the estimate before the per-thread limit
   bool spills = false;
+  // Registers beyond the per-thread limit when the spill comes from operand
+  // tiles held in registers (narrow loads, on-chip transpose); 0 otherwise.
+  //   spilled = accumulators + per_register_element*held_elems + spill_reserve - regs_per_thread_max
+  double spilled_registers = 0;
 };
 // Checks the profile, device, configuration and problem (their checkers'
 // errors) before it estimates.
