@@ -527,8 +527,33 @@ int fit_time(const Device& dev, const std::vector<Dataset>& sets, int restarts, 
   print_shapes(dev, shapes, start, fam.group_m);
 
   const auto& info = time_constant_info();
+  // A constant that no calibration configuration's predicted time depends on
+  // (doubled, every prediction stays the same) is held: the objective is flat
+  // along it, and the search would wander (paired_narrow_cycles for a type
+  // whose data never move both operands through registers).
+  std::vector<std::string> held = fixed;
+  {
+    auto predictions = [&](const TimeConstants& k) {
+      std::vector<double> out;
+      for (const FitShape& s : shapes)
+        for (const Sample& x : s.samples) out.push_back(predict_sample(dev, s, x, k, fam.group_m));
+      return out;
+    };
+    const std::vector<double> at_start = predictions(start);
+    std::string inert;
+    for (std::size_t i = 0; i < kTimeConstantCount; ++i) {
+      if (std::find(held.begin(), held.end(), std::string(info[i].name)) != held.end()) continue;
+      auto v = to_array(start);
+      v[i] = v[i] > 0 ? 2 * v[i] : 1.0;
+      if (predictions(time_constants_from(v)) == at_start) {
+        held.emplace_back(info[i].name);
+        inert += (inert.empty() ? "" : ", ") + std::string(info[i].name);
+      }
+    }
+    if (!inert.empty()) fmt::print("held (no calibration configuration's predicted time depends on them): {}\n", inert);
+  }
   auto is_fixed = [&](std::size_t i) {
-    return std::find(fixed.begin(), fixed.end(), std::string(info[i].name)) != fixed.end();
+    return std::find(held.begin(), held.end(), std::string(info[i].name)) != held.end();
   };
   // Search in log space (every constant is positive); fixed ones stay put.
   const auto base = to_array(start);

@@ -52,10 +52,12 @@ TEST(FitCli, RegistersReproduceTheShippedTf32Profile) {
 }
 
 TEST(FitCli, TimeReproducesTheShippedTf32Constants) {
-  // As the provenance says: from the family with tfloat32's run-time
+  // As the provenance says: from the family with tfloat32's fitted run-time
   // overrides removed, free iteration_cycles and transpose_cycles.
   json start = shipped();
-  start["by_input_type"]["tfloat32"].erase("time");
+  ASSERT_TRUE(start["by_input_type"]["tfloat32"]["time"].contains("spill_access_cycles"));
+  start["by_input_type"]["tfloat32"]["time"].erase("iteration_cycles");
+  start["by_input_type"]["tfloat32"]["time"].erase("transpose_cycles");
   const std::string in = temp_path("start"), out = temp_path("time");
   {
     std::ofstream f(in);
@@ -69,19 +71,55 @@ TEST(FitCli, TimeReproducesTheShippedTf32Constants) {
           " --set transpose_cycles=20 " + source_path("data/h200-triton-v5a") + " --output " + out,
       600);
   ASSERT_EQ(r.status, 0) << r.err;
+  // No tf32 calibration case moves both operands through registers: the
+  // search holds that constant instead of wandering along it.
+  const std::size_t held = r.out.find("held (no calibration configuration's predicted time depends on them)");
+  ASSERT_NE(held, std::string::npos) << r.out;
+  EXPECT_NE(r.out.substr(held, r.out.find('\n', held) - held).find("paired_narrow_cycles"), std::string::npos) << r.out;
   const json fitted = read_json(out)["by_input_type"]["tfloat32"]["time"];
   const json& want = shipped()["by_input_type"]["tfloat32"]["time"];
   const double t = fitted["transpose_cycles"]["value"].get<double>();
-  EXPECT_NEAR(t, want["transpose_cycles"]["value"].get<double>(), 1e-6 * t);
+  // Within 0.5%, not exactly: the search runs over every time constant's
+  // coordinate (held ones included), and two constants added after this fit
+  // (paired_narrow_cycles, spill_access_cycles) change the simplex's path;
+  // the shipped 20.136 came from the run the provenance records.
+  EXPECT_NEAR(t, want["transpose_cycles"]["value"].get<double>(), 5e-3 * t);
   EXPECT_LT(fitted["iteration_cycles"]["value"].get<double>(), 1e-3);
   std::remove(in.c_str());
+  std::remove(out.c_str());
+}
+
+TEST(FitCli, SpillRuleReproducesTheShippedRuleAndReportsTheFlagsOptimum) {
+  // The shipped fp16 rule was chosen on the run-time fit's objective
+  // (data/h200-triton-v9/README.md); --set writes it and reports its agreement
+  // with the compiler's spill flags; without --set the grid's best is found.
+  const std::string data = source_path("data/h200-triton-v5b") + " " + source_path("data/h200-triton-v9");
+  const std::string out = temp_path("spill");
+  const CliResult set = run_program(TILEPLAN_FIT_EXE, "--spill-rule --device h200 --set spill_per_element=2.8 "
+                                                      "--set spill_reserve=0 " + data + " --output " + out);
+  ASSERT_EQ(set.status, 0) << set.err;
+  EXPECT_NE(set.out.find("2082/2190 with spill_per_element 2.80, spill_reserve 0 (as set)"), std::string::npos)
+      << set.out;
+  const json fitted = read_json(out)["registers"]["constants"];
+  const json& want = shipped()["registers"]["constants"];
+  for (const char* name : {"spill_per_element", "spill_reserve"})
+    EXPECT_EQ(fitted[name]["value"].get<double>(), want[name]["value"].get<double>()) << name;
+  const CliResult grid = run_program(TILEPLAN_FIT_EXE, "--spill-rule --device h200 " + data);
+  ASSERT_EQ(grid.status, 0) << grid.err;
+  EXPECT_NE(grid.out.find("2090/2190 with spill_per_element 1.40, spill_reserve 80 (the grid's best)"),
+            std::string::npos)
+      << grid.out;
   std::remove(out.c_str());
 }
 
 TEST(FitCli, BadInputGetsOneLineAndExitTwo) {
   const std::string data = source_path("data/h200-triton-v5a");
   const std::vector<std::string> cases = {"--bogus", "--registers", "--registers /nonexistent",
-                                          "--time --fix nope " + data, "--registers --input-type float7 " + data};
+                                          "--time --fix nope " + data, "--registers --input-type float7 " + data,
+                                          "--spill-rule --set spill_reserve=3 " + data,
+                                          "--spill-rule --set spill_per_element=-1 --set spill_reserve=3 " + data,
+                                          "--spill-rule --set launch_us=3 " + data,
+                                          "--time --set spill_reserve=3 " + data};
   for (const std::string& args : cases) {
     const CliResult r = run_program(TILEPLAN_FIT_EXE, args);
     EXPECT_EQ(r.status, 2) << args << "\n" << r.err;
