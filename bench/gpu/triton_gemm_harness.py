@@ -165,18 +165,12 @@ V10_HELD_OUT = [
     "1000x4001x1000:float16:rc", "333x11001x1500:float16:rc",
 ]
 # v11: tf32 calibration cases (B N-contiguous, transposed on chip): v5a had
-# three, all won by one configuration. v12: fresh tf32 held-out cases,
-# measured after the constants fitted on v11 are frozen.
+# three, all won by one configuration.
 V11_CALIBRATION = [
     "4096x1024x4096:tfloat32:rr", "8192x4096x1024:tfloat32:rr", "256x4096x8192:tfloat32:rr",
     "16384x1024x1024:tfloat32:rr", "2048x6144x2048:tfloat32:rr", "4096x11008x2048:tfloat32:rr",
     "1024x8192x2048:tfloat32:rr", "512x2048x8192:tfloat32:rr", "8192x1024x4096:tfloat32:rr",
     "2048x2048x2048:tfloat32:rr",
-]
-V12_HELD_OUT = [
-    "3072x3072x3072:tfloat32:rr", "1024x2048x8192:tfloat32:rr", "8192x1536x2048:tfloat32:rr",
-    "384x8192x4096:tfloat32:rr", "2048x3072x4096:tfloat32:rr", "6144x2048x1024:tfloat32:rr",
-    "1536x6144x1536:tfloat32:rr", "128x8192x8192:tfloat32:rr",
 ]
 CASE_SETS = {
     "v5a": (V5A_CALIBRATION, V5A_HELD_OUT),
@@ -187,7 +181,6 @@ CASE_SETS = {
     "v9": (V9_CALIBRATION, V9_HELD_OUT),
     "v10": ([], V10_HELD_OUT),
     "v11": (V11_CALIBRATION, []),
-    "v12": ([], V12_HELD_OUT),
 }
 
 BLOCK_MS = (64, 128, 256)
@@ -638,7 +631,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True, help="output folder (created)")
     ap.add_argument("--shapes", help="comma list of cases (MxNxK or MxNxK:dtype:LL, L = r|c), or the sets "
-                    "'calibration' / 'heldout' (fp16 v1-v3), 'v5a', 'v5b', 'v6', 'v7', 'v8', 'v9', 'v10', 'v11', 'v12' "
+                    "'calibration' / 'heldout' (fp16 v1-v3), 'v5a', 'v5b', 'v6', 'v7', 'v8', 'v9', 'v10', 'v11' "
                     "(default: all fp16 calibration shapes, then all held-out ones)")
     ap.add_argument("--configs", help="comma list of configuration keys to run")
     ap.add_argument("--configs-limit", type=int, default=0,
