@@ -49,7 +49,10 @@ void check(const TileConfig& cfg, const Device& dev, const GemmProblem& p, Model
   v = Verdict{};
   detail::check_resources(cfg, dev, p, regs, rule_for(model), depth, v,
                           model == Model::calibrated && time && detail::prices_held_spills(*time));
-  if (model == Model::seed) v.spills = false;  // the reference has no notion of spilling
+  if (model == Model::seed) {  // the reference has no notion of spilling
+    v.spills = false;
+    v.spilled_registers = 0;
+  }
 }
 
 // The calibrated model's numbers for a verdict whose C1-C3 hold.

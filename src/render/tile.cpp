@@ -71,6 +71,7 @@ void prediction_json(std::string& s, const Verdict& v) {
   else
     s += ",\"occupancy_limiter\":null";
   s += v.spills ? ",\"spills\":true" : ",\"spills\":false";
+  fmt::format_to(o, FMT_COMPILE(",\"spilled_registers\":{}"), v.spilled_registers);
 }
 
 // The problem's findings (problem_findings) as strings, like a candidate's.
@@ -314,7 +315,16 @@ std::string diagnose_text(const TileReport& r) {
     fmt::format_to(o, "verdict  INFEASIBLE: binding constraint {} ({} failure(s))\n",
                    to_string(constraint_of(v.failures.begin()->kind)), v.failures.size);
   } else if (!v.warnings.empty()) {
-    fmt::format_to(o, "verdict  feasible; C4 warns; occupancy bound by {}\n", to_string(v.binding));
+    // The constraints that warn (C2: a priced spill of held tiles; C4: the tail, idle SMs), in order.
+    std::string warning;
+    for (Constraint c : {Constraint::C1, Constraint::C2, Constraint::C3, Constraint::C4})
+      for (const Finding& f : v.warnings)
+        if (constraint_of(f.kind) == c) {
+          warning += (warning.empty() ? "" : ", ") + std::string(to_string(c));
+          break;
+        }
+    fmt::format_to(o, "verdict  feasible; {} warn{}; occupancy bound by {}\n", warning,
+                   warning.size() > 2 ? "" : "s", to_string(v.binding));
   } else {
     fmt::format_to(o, "verdict  feasible: all four constraints hold; occupancy bound by {}\n",
                    to_string(v.binding));

@@ -154,6 +154,34 @@ TEST(TypesCli, KNotMultipleOf16_NarrowLoadWarning) {
   EXPECT_EQ(run_json("tile --k 1000 --diagnose")["problem"]["warnings"], p["warnings"]);
 }
 
+TEST(TypesCli, BothNarrow_HeldTileSpillIsAPricedC2Warning) {
+  // B K-major with K = 1000: A and B both go through registers. 128x128x32
+  // with 4 warps holds 64 elements beside 128 accumulators and spills by the
+  // family's rule: a C2 warning (priced), not a failure; the verdict names C2.
+  const std::string args = "tile --m 4096 --n 4096 --k 1000 --b-layout col --block-m 128 --block-n 128 "
+                           "--block-k 32 --stages 3 --threads 128 --diagnose";
+  const CliResult text = run_cli(args);
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("warn C2 about "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("verdict  feasible; C2 warns;"), std::string::npos) << text.out;
+  const json j = run_json(args);
+  const json& c = j["candidates"][0];
+  EXPECT_TRUE(c["failures"].empty()) << c.dump();
+  EXPECT_TRUE(c["spills"].get<bool>());
+  // 128 + 2.8*64 + 0 - 255 registers over (docs/model.md §3's example).
+  EXPECT_NEAR(c["spilled_registers"].get<double>(), 128 + 2.8 * 64 - 255, 1e-9);
+  bool c2 = false;
+  for (const json& w : c["warnings"]) c2 = c2 || w.get<std::string>().rfind("C2 about ", 0) == 0;
+  EXPECT_TRUE(c2) << c.dump();
+  // In a sweep it stays a candidate, ranked by its priced time.
+  const json sweep = run_json("tile --m 4096 --n 4096 --k 1000 --b-layout col --topk 0");
+  bool listed = false;
+  for (const json& x : sweep["candidates"])
+    listed = listed || (x["block_m"] == 128 && x["block_n"] == 128 && x["block_k"] == 32 && x["stages"] == 3 &&
+                        x["threads"] == 128);
+  EXPECT_TRUE(listed);
+}
+
 TEST(TypesCli, Layouts_SetTheContiguousExtent) {
   // A column-major: M = 4096 is contiguous, so K = 1000 no longer narrows A.
   const json a_col = run_json("tile --k 1000 --a-layout col --topk 1");
