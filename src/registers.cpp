@@ -92,6 +92,7 @@ RegisterEstimate estimate_registers(const RegisterProfile& prof, const Device& d
                      prof.spill_reserve - static_cast<double>(dev.regs_per_thread_max);
   r.spills = over > 0;
   r.spilled_registers = r.spills && held_elems > 0 ? over : 0.0;
+  r.held_elements = held_elems;
   return r;
 }
 

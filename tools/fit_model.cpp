@@ -297,15 +297,25 @@ int fit_spill_rule(const Device& dev, const std::vector<Dataset>& sets, KernelFa
   const RegisterProfile start = registers_for(fam, type);
   RegisterProfile best = start;
   std::size_t best_equal = 0, compiled = 0, start_equal = 0;
+  // The rule's inputs per compiled configuration, once: accumulators, held
+  // elements and the compiler's flag (the grid then costs no estimate).
+  struct Row {
+    double accumulators, held;
+    bool spills;
+  };
+  std::vector<Row> rows;
+  for (const Dataset& d : sets)
+    for (const MeasuredConfig& c : d.configs) {
+      if (!c.compiled || class_dtype(c.klass) != type) continue;
+      const RegisterEstimate r = detail::estimate_registers(start, dev, c.config, class_problem(c.klass));
+      rows.push_back({static_cast<double>(r.accumulators), r.held_elements, c.spills > 0});
+    }
+  const double limit = static_cast<double>(dev.regs_per_thread_max);
   auto equal_flags = [&](const RegisterProfile& p) {
-    std::size_t n = 0, equal = 0;
-    for (const Dataset& d : sets)
-      for (const MeasuredConfig& c : d.configs) {
-        if (!c.compiled || class_dtype(c.klass) != type) continue;
-        ++n;
-        equal += detail::estimate_registers(p, dev, c.config, class_problem(c.klass)).spills == (c.spills > 0);
-      }
-    return std::pair{n, equal};
+    const double per_held = p.spill_per_element > 0 ? p.spill_per_element : p.per_register_element;
+    std::size_t equal = 0;
+    for (const Row& r : rows) equal += (r.accumulators + per_held * r.held + p.spill_reserve > limit) == r.spills;
+    return std::pair{rows.size(), equal};
   };
   std::tie(compiled, start_equal) = equal_flags(start);
   if (compiled == 0) {
@@ -814,10 +824,13 @@ int main(int argc, char** argv) {
         c.fitted_on = fmt::format("{}{}`{}`", c.fitted_on, c.fitted_on.empty() ? "" : "; ", command);
     const std::string t(to_string(*type));
     if (std::find(fam.input_types.begin(), fam.input_types.end(), t) == fam.input_types.end()) fam.input_types.push_back(t);
-  } else if (mode == "--spill-rule")
-    fam.regs_fitted_on = fmt::format("{}; the spill rule (spill_per_element, spill_reserve): {} (compiled "
-                                     "configurations' spill flags); `{}`",
-                                     fam.regs_fitted_on, quoted_list(dirs), command);
+  } else if (mode == "--spill-rule") {
+    // The rule replaces the record of an earlier one.
+    constexpr std::string_view kRule = "; the spill rule (spill_per_element, spill_reserve): ";
+    const std::string before = fam.regs_fitted_on.substr(0, fam.regs_fitted_on.find(kRule));
+    fam.regs_fitted_on =
+        fmt::format("{}{}{} (compiled configurations' spill flags); `{}`", before, kRule, quoted_list(dirs), command);
+  }
   else if (mode == "--registers")
     fam.regs_fitted_on = fmt::format("{} (compiled configurations: n_regs and occupancy as the driver reports them; "
                                      "least squares, then a coordinate search for blocks/SM); `{}`",

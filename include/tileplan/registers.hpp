@@ -76,6 +76,7 @@ struct RegisterEstimate {
   // tiles held in registers (narrow loads, on-chip transpose); 0 otherwise.
   //   spilled = accumulators + per_register_element*held_elems + spill_reserve - regs_per_thread_max
   double spilled_registers = 0;
+  double held_elements = 0;  // held_elems: operand elements per thread held in registers
 };
 // Checks the profile, device, configuration and problem (their checkers'
 // errors) before it estimates.
