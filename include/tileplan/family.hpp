@@ -26,8 +26,10 @@
 //   }
 // A constant's "fitted_on" is optional (the section's is used); units and
 // descriptions live in the code (register_constant_info, time_constant_info).
-// time.constants.transpose_cycles may be absent (files written before it
-// existed): it reads as 0, the mechanism off.
+// Constants added after the format's first files may be absent and read as
+// 0, their mechanism off: time.constants.transpose_cycles,
+// paired_narrow_cycles and spill_access_cycles, and
+// registers.constants.spill_per_element (0: per_register_element).
 //
 // Optional, per input type where the data say a type differs:
 //     "by_input_type": {"float8_e4m3": {"fitted_on": "...",
