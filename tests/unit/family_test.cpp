@@ -127,6 +127,16 @@ TEST(Family, EveryRule_IsAnErrorNamingTheKey) {
        "'split_k.constants.extra' is not a constant of this section"},
       {"/time/constants/transpose_cycles/value", -2, false,
        "transpose_cycles -2 must be a finite number between 0 and 1e9"},
+      // The held-tile constants: optional, in range when present.
+      {"/time/constants/paired_narrow_cycles/value", -0.5, false,
+       "paired_narrow_cycles -0.5 must be a finite number between 0 and 1e9"},
+      {"/time/constants/spill_access_cycles/value", 1e300, false,
+       "spill_access_cycles 1e+300 must be a finite number between 0 and 1e9"},
+      {"/time/constants/spill_access_cycles/value", "fast", false, "must be a number"},
+      {"/registers/constants/spill_per_element/value", 2e6, false,
+       "spill_per_element 2000000 must be a finite number of magnitude at most 1000000"},
+      {"/by_input_type/tfloat32/time/spill_access_cycles", json::object({{"value", -1}}), false,
+       "spill_access_cycles -1 must be a finite number between 0 and 1e9 (for tfloat32)"},
   };
   for (const BadFamily& c : cases) {
     json j = good;
