@@ -55,7 +55,8 @@ Result<Prediction> predict(const Device& dev, const GemmProblem& p, const TileCo
                              to_string(p.dtype), dev.name, dev.compute_capability)};
   if (Status s = check_split(p, cfg, family); !s.ok()) return s.error();
   const TimeConstants time = time_for(family, p.dtype);
-  const double spilled = spills ? detail::estimate_registers(registers_for(family, p.dtype), dev, cfg, p).spilled_registers : 0.0;
+  const double spilled =
+      spills ? detail::estimate_registers(registers_for(family, p.dtype), dev, cfg, p).spilled_registers : 0.0;
   const TileCosts t = detail::tile_costs(dev, cfg, p, blocks_per_sm, spills, time, spilled);
   return detail::predict(dev, p, t, time, family.group_m, detail::split_of(cfg, family));
 }

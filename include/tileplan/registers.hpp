@@ -14,7 +14,8 @@
 //                        + per_register_element*narrow_elems), at least 1
 //   regs         = min(demand, regs_per_thread_max)
 //   held_elems   = narrow_elems + (block_K*block_N / threads if B is transposed on chip)
-//   spills       = accumulators + per_register_element*held_elems + spill_reserve > regs_per_thread_max
+//   spills       = accumulators + spill_per_element*held_elems + spill_reserve > regs_per_thread_max
+//                  (spill_per_element 0: per_register_element)
 //   spilled      = that sum - regs_per_thread_max, when held_elems > 0 and it spills (else 0)
 // docs/model.md §1 works an example by hand.
 #pragma once
@@ -74,7 +75,7 @@ struct RegisterEstimate {
   bool spills = false;
   // Registers beyond the per-thread limit when the spill comes from operand
   // tiles held in registers (narrow loads, on-chip transpose); 0 otherwise.
-  //   spilled = accumulators + per_register_element*held_elems + spill_reserve - regs_per_thread_max
+  //   spilled = accumulators + spill_per_element*held_elems + spill_reserve - regs_per_thread_max
   double spilled_registers = 0;
   double held_elements = 0;  // held_elems: operand elements per thread held in registers
 };
