@@ -87,7 +87,7 @@ RegisterEstimate estimate_registers(const RegisterProfile& prof, const Device& d
                         prof.per_register_element * narrow_elems;
   r.demand = std::max<int64_t>(std::llround(demand), 1);
   r.regs_per_thread = std::min(r.demand, dev.regs_per_thread_max);
-  const double per_held = prof.spill_per_element > 0 ? prof.spill_per_element : prof.per_register_element;
+  const double per_held = spill_cost_per_held(prof);
   const double over = static_cast<double>(r.accumulators) + per_held * held_elems +
                      prof.spill_reserve - static_cast<double>(dev.regs_per_thread_max);
   r.spills = over > 0;

@@ -127,6 +127,14 @@ DType class_dtype(const std::string& klass) { return class_problem(klass).dtype;
 
 // ---- registers ---------------------------------------------------------------------------
 
+// The type's override section of `fam`, added empty when it has none.
+std::vector<TypeConstants>::iterator overrides_of(KernelFamily& fam, DType type) {
+  auto it = std::find_if(fam.by_input_type.begin(), fam.by_input_type.end(),
+                         [&](const TypeConstants& c) { return c.dtype == type; });
+  if (it == fam.by_input_type.end()) it = fam.by_input_type.insert(fam.by_input_type.end(), TypeConstants{type, {}, {}, {}, {}, {}});
+  return it;
+}
+
 struct RegisterFigures {
   std::size_t compiled = 0, blocks_equal = 0, within_16 = 0, spill_equal = 0;
   double mean_abs = 0;
@@ -273,9 +281,7 @@ int fit_registers(const Device& dev, const std::vector<Dataset>& sets, KernelFam
     return 0;
   }
   // Another type: the constants it fitted become its overrides.
-  auto it = std::find_if(fam.by_input_type.begin(), fam.by_input_type.end(),
-                         [&](const TypeConstants& c) { return c.dtype == type; });
-  if (it == fam.by_input_type.end()) it = fam.by_input_type.insert(fam.by_input_type.end(), TypeConstants{type, {}, {}, {}, {}, {}});
+  const auto it = overrides_of(fam, type);
   const std::array<double, kRegisterConstantCount> v = to_array(prof);
   const std::array<double, kRegisterConstantCount> was = to_array(start);
   for (std::size_t i = 0; i < kRegisterConstantCount; ++i) {
@@ -312,7 +318,7 @@ int fit_spill_rule(const Device& dev, const std::vector<Dataset>& sets, KernelFa
     }
   const double limit = static_cast<double>(dev.regs_per_thread_max);
   auto equal_flags = [&](const RegisterProfile& p) {
-    const double per_held = p.spill_per_element > 0 ? p.spill_per_element : p.per_register_element;
+    const double per_held = spill_cost_per_held(p);
     std::size_t equal = 0;
     for (const Row& r : rows) equal += (r.accumulators + per_held * r.held + p.spill_reserve > limit) == r.spills;
     return std::pair{rows.size(), equal};
@@ -354,9 +360,7 @@ int fit_spill_rule(const Device& dev, const std::vector<Dataset>& sets, KernelFa
     fam.regs_sources[kReserve] = fam.regs_sources[kPerElement] = how;
     return 0;
   }
-  auto it = std::find_if(fam.by_input_type.begin(), fam.by_input_type.end(),
-                         [&](const TypeConstants& c) { return c.dtype == type; });
-  if (it == fam.by_input_type.end()) it = fam.by_input_type.insert(fam.by_input_type.end(), TypeConstants{type, {}, {}, {}, {}, {}});
+  const auto it = overrides_of(fam, type);
   it->regs[kReserve] = best.spill_reserve;
   it->regs[kPerElement] = best.spill_per_element;
   it->regs_sources[kReserve] = it->regs_sources[kPerElement] =
@@ -617,9 +621,7 @@ int fit_time(const Device& dev, const std::vector<Dataset>& sets, int restarts, 
     return 0;
   }
   // Another type: the constants it fitted (not those held fixed) become its overrides.
-  auto it = std::find_if(fam.by_input_type.begin(), fam.by_input_type.end(),
-                         [&](const TypeConstants& c) { return c.dtype == type; });
-  if (it == fam.by_input_type.end()) it = fam.by_input_type.insert(fam.by_input_type.end(), TypeConstants{type, {}, {}, {}, {}, {}});
+  const auto it = overrides_of(fam, type);
   const auto v = to_array(k);
   for (std::size_t i = 0; i < kTimeConstantCount; ++i) {
     if (is_fixed(i)) continue;

@@ -68,6 +68,12 @@ inline constexpr double kMaxRegisterConstant = 1e6;
 //   error param: the constant's name ("per_accumulator").
 Status check_register_profile(const RegisterProfile& r);
 
+// The spill rule's registers per held element: spill_per_element, or
+// per_register_element when it is 0.
+inline double spill_cost_per_held(const RegisterProfile& r) {
+  return r.spill_per_element > 0 ? r.spill_per_element : r.per_register_element;
+}
+
 struct RegisterEstimate {
   int64_t accumulators = 0;     // fp32 accumulator registers per thread
   int64_t regs_per_thread = 0;  // what the compiler allocates (the reference rule does not cap it)
