@@ -170,7 +170,8 @@ void read_constants(Reader& rd, const json& section, std::string_view section_na
     const std::string cpath = fmt::format("{}.{}", path, info[i].name);
     // Constants added after format 1's first files: absent reads as 0.
     const bool optional = info[i].name == "transpose_cycles" || info[i].name == "paired_narrow_cycles" ||
-                          info[i].name == "spill_access_cycles" || info[i].name == "spill_per_element";
+                          info[i].name == "spill_access_cycles" || info[i].name == "spill_per_element" ||
+                          info[i].name == "paired_b_mn_cycles" || info[i].name == "paired_b_mn_spill_free";
     const json* c = rd.object(*constants, info[i].name, cpath, !optional);
     if (!c) {
       if (rd.failed()) return;

@@ -122,14 +122,19 @@ TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem
   const auto warp_accesses = [](int64_t elems, int64_t elem_bytes, int64_t vector_bytes) {
     return static_cast<double>(elems * elem_bytes) / static_cast<double>(vector_bytes) / 32.0;
   };
-  double loads = 0;
-  if (acc.a.through_registers) loads += warp_accesses(cfg.block_m * cfg.block_k, p.elem_bytes(), acc.a.vector_bytes);
-  if (acc.b.through_registers) loads += warp_accesses(cfg.block_k * cfg.block_n, p.elem_bytes(), acc.b.vector_bytes);
+  const double loads_a =
+      acc.a.through_registers ? warp_accesses(cfg.block_m * cfg.block_k, p.elem_bytes(), acc.a.vector_bytes) : 0.0;
+  const double loads_b =
+      acc.b.through_registers ? warp_accesses(cfg.block_k * cfg.block_n, p.elem_bytes(), acc.b.vector_bytes) : 0.0;
   t.through_registers = acc.a.through_registers || acc.b.through_registers;
   // Both operands through registers (no asynchronous copy at all): their own
-  // cost per load, and a program waits for its loads every iteration.
-  t.paired_narrow = acc.a.through_registers && acc.b.through_registers && k.paired_narrow_cycles > 0;
-  t.narrow_us = loads * (t.paired_narrow ? k.paired_narrow_cycles : k.narrow_access_cycles) / dev.boost_clock_mhz;
+  // cost per load, more for an N-contiguous B, and a program waits for its
+  // loads, then runs its MMAs, every iteration (docs/model.md §3).
+  t.paired_narrow = acc.a.through_registers && acc.b.through_registers &&
+                    (k.paired_narrow_cycles > 0 || k.paired_b_mn_cycles > 0);
+  const bool paired_b_mn = t.paired_narrow && p.b_layout == Layout::row;
+  t.narrow_us = ((loads_a + loads_b) * (t.paired_narrow ? k.paired_narrow_cycles : k.narrow_access_cycles) +
+                 (paired_b_mn ? loads_b * k.paired_b_mn_cycles : 0.0)) / dev.boost_clock_mhz;
   // B transposed on chip (tf32 B N-contiguous): issue cycles per 32 elements
   // of every B tile, in the program's issue path like the narrow loads.
   if (acc.b.transposed) {
@@ -140,8 +145,10 @@ TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem
   // spilled register, warp and iteration, in the issue path; the kernel is
   // otherwise priced like one that does not spill.
   if (spills && spilled_registers > 0 && prices_held_spills(k)) {
-    t.spill_us = spilled_registers * static_cast<double>(cfg.threads) / 32.0 * k.spill_access_cycles /
-                 dev.boost_clock_mhz;
+    // With both operands through registers and B N-contiguous, the first
+    // registers spilled cost nothing measurable (docs/model.md §3).
+    const double priced = std::max(0.0, spilled_registers - (paired_b_mn ? k.paired_b_mn_spill_free : 0.0));
+    t.spill_us = priced * static_cast<double>(cfg.threads) / 32.0 * k.spill_access_cycles / dev.boost_clock_mhz;
     t.narrow_us += t.spill_us;
     t.spills = false;
   }
@@ -210,7 +217,8 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   // all j, or one program's pipeline round trip spread over the stages in flight.
   const int64_t stages_ahead = t.through_registers ? 1 : t.stages - 1;
   const double in_flight = static_cast<double>(std::max<int64_t>(std::min<int64_t>(stages_ahead, static_cast<int64_t>(kt)), 1));
-  const double chain_us = (load_us + latency_us) / in_flight + (t.paired_narrow ? t.narrow_us : 0.0);
+  const double chain_us =
+      (load_us + latency_us) / in_flight + (t.paired_narrow ? t.narrow_us + t.mma_us : 0.0);
   // A program issues its narrow loads and its MMAs in turn; programs sharing
   // the SM overlap one's loads with another's MMAs.
   const double mma_us = t.mma_us;

@@ -1,7 +1,8 @@
 // Operand tiles held in registers (narrow loads, tf32's on-chip transpose of
 // B): their own spill rule (spill_per_element, spill_reserve), a spill priced
 // per spilled register (spill_access_cycles) instead of spill_factor, and
-// both operands through registers priced apart (paired_narrow_cycles).
+// both operands through registers priced apart (paired_narrow_cycles,
+// paired_b_mn_cycles, paired_b_mn_spill_free).
 // docs/model.md §1 and §3 give the equations.
 #include <gtest/gtest.h>
 
@@ -129,28 +130,67 @@ TEST(HeldTiles, PricedSpillIsAWarningNotAFailure) {
 
 TEST(HeldTiles, BothOperandsThroughRegistersArePricedApart) {
   const TimeConstants k = time_for(default_family(), DType::float16);
-  ASSERT_GT(k.paired_narrow_cycles, 0.0);
+  ASSERT_GT(k.paired_b_mn_cycles, 0.0);
   const TileConfig cfg{128, 128, 64, 2, 256};
-  const TileCosts both = detail::tile_costs(h200(), cfg, both_narrow_rc(), 1, false, k);
+  const TileCosts rr = detail::tile_costs(h200(), cfg, both_narrow(), 1, false, k);
+  const TileCosts rc = detail::tile_costs(h200(), cfg, both_narrow_rc(), 1, false, k);
   const TileCosts one = detail::tile_costs(h200(), cfg, a_narrow(), 1, false, k);
-  EXPECT_TRUE(both.paired_narrow);
+  EXPECT_TRUE(rr.paired_narrow);
+  EXPECT_TRUE(rc.paired_narrow);
   EXPECT_FALSE(one.paired_narrow);
-  // (128*64 + 64*128) 2-byte elements in 2-byte loads: 512 warp-wide loads.
-  EXPECT_NEAR(both.narrow_us, 512 * k.paired_narrow_cycles / h200().boost_clock_mhz, 1e-12);
-  EXPECT_NEAR(one.narrow_us, 256 * k.narrow_access_cycles / h200().boost_clock_mhz, 1e-12);
-  // The narrow loads sit in the program's path: a larger paired cost, a longer time.
+  // (128*64 + 64*128) 2-byte elements in 2-byte loads: 256 warp-wide loads
+  // per operand; an N-contiguous B adds paired_b_mn_cycles to each of its own.
+  const double clock = h200().boost_clock_mhz;
+  EXPECT_NEAR(rc.narrow_us, 512 * k.paired_narrow_cycles / clock, 1e-12);
+  EXPECT_NEAR(rr.narrow_us, (512 * k.paired_narrow_cycles + 256 * k.paired_b_mn_cycles) / clock, 1e-12);
+  EXPECT_NEAR(one.narrow_us, 256 * k.narrow_access_cycles / clock, 1e-12);
+  // The narrow loads and the MMAs sit in the program's path: a costlier B,
+  // a longer time; and a program's MMAs wait for its loads.
   TimeConstants slow = k;
-  slow.paired_narrow_cycles *= 4;
-  const TileCosts both_slow = detail::tile_costs(h200(), cfg, both_narrow_rc(), 1, false, slow);
-  EXPECT_LT(detail::predict_us(h200(), both_narrow_rc(), both, k, 8),
-            detail::predict_us(h200(), both_narrow_rc(), both_slow, slow, 8));
+  slow.paired_b_mn_cycles *= 4;
+  const TileCosts rr_slow = detail::tile_costs(h200(), cfg, both_narrow(), 1, false, slow);
+  EXPECT_LT(detail::predict_us(h200(), both_narrow(), rr, k, 8),
+            detail::predict_us(h200(), both_narrow(), rr_slow, slow, 8));
+  // 1000x5001 in 128x128 tiles: 8*40 = 320 programs, 3 on the busiest SM,
+  // one at a time (1 block/SM), 16 K steps each: every cycle added to an
+  // iteration's MMAs lengthens the path 48 times.
+  TimeConstants slow_mma = k;
+  slow_mma.iteration_cycles += 2000;
+  const TileCosts rr_mma = detail::tile_costs(h200(), cfg, both_narrow(), 1, false, slow_mma);
+  const double delta = detail::predict_us(h200(), both_narrow(), rr_mma, slow_mma, 8) -
+                       detail::predict_us(h200(), both_narrow(), rr, k, 8);
+  EXPECT_GT(delta, 0.99 * 3 * 16 * 2000 / clock);
+}
+
+TEST(HeldTiles, AnNContiguousBSpillsItsFirstRegistersFree) {
+  const TimeConstants k = time_for(default_family(), DType::float16);
+  ASSERT_GT(k.paired_b_mn_spill_free, 1.0);
+  ASSERT_GT(k.spill_access_cycles, 0.0);
+  const TileConfig cfg{256, 64, 64, 2, 256};
+  const double clock = h200().boost_clock_mhz;
+  // Below the free registers: nothing priced with B N-contiguous, all of it with B K-major.
+  const double few = k.paired_b_mn_spill_free - 1;
+  const TileCosts rr = detail::tile_costs(h200(), cfg, both_narrow(), 1, true, k, few);
+  const TileCosts rc = detail::tile_costs(h200(), cfg, both_narrow_rc(), 1, true, k, few);
+  EXPECT_EQ(rr.spill_us, 0.0);
+  EXPECT_NEAR(rc.spill_us, few * 8 * k.spill_access_cycles / clock, 1e-12);
+  EXPECT_FALSE(rr.spills);  // priced per register (here: at nothing), not by spill_factor
+  // Above them: only the rest is priced.
+  const double many = k.paired_b_mn_spill_free + 10;
+  const TileCosts rr_many = detail::tile_costs(h200(), cfg, both_narrow(), 1, true, k, many);
+  EXPECT_NEAR(rr_many.spill_us, 10 * 8 * k.spill_access_cycles / clock, 1e-9);
+  // One operand through registers: no free registers.
+  const TileCosts one = detail::tile_costs(h200(), cfg, a_narrow(), 1, true, k, few);
+  EXPECT_NEAR(one.spill_us, few * 8 * k.spill_access_cycles / clock, 1e-12);
 }
 
 TEST(HeldTiles, FamilyFilesWithoutTheNewConstantsStillLoad) {
-  // Written before spill_per_element, paired_narrow_cycles and
-  // spill_access_cycles existed: absent reads as 0 (the older pricing).
+  // Written before spill_per_element, paired_narrow_cycles,
+  // spill_access_cycles, paired_b_mn_cycles and paired_b_mn_spill_free
+  // existed: absent reads as 0 (the older pricing).
   std::string text = family_json(default_family());
-  for (const std::string key : {"\"spill_per_element\"", "\"paired_narrow_cycles\"", "\"spill_access_cycles\""}) {
+  for (const std::string key : {"\"spill_per_element\"", "\"paired_narrow_cycles\"", "\"spill_access_cycles\"",
+                                "\"paired_b_mn_cycles\"", "\"paired_b_mn_spill_free\""}) {
     for (std::size_t at = text.find(key); at != std::string::npos; at = text.find(key)) {
       const std::size_t end = text.find('}', at);
       std::size_t from = at;
@@ -165,6 +205,8 @@ TEST(HeldTiles, FamilyFilesWithoutTheNewConstantsStillLoad) {
   EXPECT_EQ(f->regs.spill_per_element, 0.0);
   EXPECT_EQ(f->time.paired_narrow_cycles, 0.0);
   EXPECT_EQ(f->time.spill_access_cycles, 0.0);
+  EXPECT_EQ(f->time.paired_b_mn_cycles, 0.0);
+  EXPECT_EQ(f->time.paired_b_mn_spill_free, 0.0);
   const TileCosts t = detail::tile_costs(h200(), TileConfig{128, 128, 64, 2, 256}, both_narrow_rc(), 1, false,
                                          time_for(*f, DType::float16));
   EXPECT_FALSE(t.paired_narrow);
