@@ -102,6 +102,12 @@ RankKey rank_key(Model model, double measure, const TileCheck& v, uint32_t index
 
 }  // namespace
 
+bool stages_have_no_effect(const GemmProblem& p, Model model) {
+  if (model != Model::calibrated || !check_problem(p).ok()) return false;
+  const ProblemAccess acc = problem_access(p);
+  return acc.a.through_registers && acc.b.through_registers;
+}
+
 Result<Planner> Planner::create(Device dev, Instr instr, SearchSpace space, Model model, KernelFamily family) {
   return create(std::move(dev), instr, std::move(space), model, std::move(family), GemmProblem{});
 }
@@ -178,6 +184,8 @@ Planner::Table Planner::build_table(const GemmProblem& p) const {
   const RegisterProfile regs = registers_for(model_, family_, p.dtype);
   const int64_t thread_multiple = instr_shape(instr_).threads;
   const SearchSpace& sp = space_;
+  // Stages without effect: one configuration per tile, the fewest stages.
+  const bool one_stage = stages_have_no_effect(p, model_);
   Verdict v;
   // Reserved at once: growing by doubling returns large blocks to the system
   // and faults fresh pages in on every planner (measured: 80x slower sweeps).
@@ -188,7 +196,7 @@ Planner::Table Planner::build_table(const GemmProblem& p) const {
       for (int64_t bk : sp.block_k)
         for (int64_t st : sp.stages)
           for (int64_t th : sp.threads) {
-            if (th % thread_multiple) continue;
+            if (th % thread_multiple || (one_stage && st != sp.stages.front())) continue;
             const TileConfig cfg{bm, bn, bk, st, th, instr_};
             check(cfg, dev_, p, model_, regs, detail::Depth::until_failure, v, &t.time);
             if (!v.feasible()) continue;
@@ -356,6 +364,28 @@ Result<std::vector<std::size_t>> rank_configs(const GemmProblem& p, const Device
   for (const RankKey& k : keys) order.push_back(k.index);
   order.insert(order.end(), rest.begin(), rest.end());
   return order;
+}
+
+std::vector<std::size_t> distinct_tiles_first(const GemmProblem& p, Model model, const std::vector<TileConfig>& configs,
+                                              const std::vector<Verdict>& verdicts, std::vector<std::size_t> order) {
+  if (!stages_have_no_effect(p, model) || verdicts.size() != configs.size()) return order;
+  std::vector<std::size_t> out, repeats;
+  out.reserve(order.size());
+  std::size_t r = 0;
+  for (; r < order.size(); ++r) {
+    const std::size_t i = order[r];
+    if (i >= configs.size() || !verdicts[i].feasible() || configs[i].block_k > p.k) break;  // the candidates end
+    const TileConfig& c = configs[i];
+    const bool repeat = std::any_of(out.begin(), out.end(), [&](std::size_t j) {
+      const TileConfig& o = configs[j];
+      return o.block_m == c.block_m && o.block_n == c.block_n && o.block_k == c.block_k && o.threads == c.threads &&
+             o.split_k == c.split_k && o.instr == c.instr;
+    });
+    (repeat ? repeats : out).push_back(i);
+  }
+  out.insert(out.end(), repeats.begin(), repeats.end());
+  out.insert(out.end(), order.begin() + static_cast<std::ptrdiff_t>(r), order.end());
+  return out;
 }
 
 }  // namespace tileplan

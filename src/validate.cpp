@@ -460,8 +460,14 @@ Result<ValidationReport> validate(const Device& dev, const std::vector<Dataset>&
       const std::size_t best = static_cast<std::size_t>(std::min_element(ms.begin(), ms.end()) - ms.begin());
       s.best_key = d.configs[times[best].first].key;
       s.best_ms = ms[best];
-      Result<std::vector<std::size_t>> calibrated = rank_configs(m.problem, dev, configs, Model::calibrated, family);
+      std::vector<Verdict> verdicts;
+      Result<std::vector<std::size_t>> calibrated =
+          rank_configs(m.problem, dev, configs, Model::calibrated, family, &verdicts);
       if (!calibrated.ok()) return calibrated.error();
+      // The picks are the shortlist's (one per tile where stages have no
+      // effect); the rank correlation is the model's order's.
+      const std::vector<std::size_t> shortlist =
+          distinct_tiles_first(m.problem, Model::calibrated, configs, verdicts, *calibrated);
       // The seed model ranks the unsplit ones; the splits follow in sweep order.
       std::vector<TileConfig> unsplit;
       std::vector<std::size_t> unsplit_index, split_index;
@@ -479,9 +485,12 @@ Result<ValidationReport> validate(const Device& dev, const std::vector<Dataset>&
       if (!seed.ok()) return seed.error();
       for (std::size_t& i : *seed) i = unsplit_index[i];
       seed->insert(seed->end(), split_index.begin(), split_index.end());
-      Result<RankingScore> cal = score_ranking(*calibrated, ms), ref = score_ranking(*seed, ms);
+      Result<RankingScore> cal = score_ranking(shortlist, ms), ref = score_ranking(*seed, ms),
+                           model_order = score_ranking(*calibrated, ms);
       if (!cal.ok()) return cal.error();
       if (!ref.ok()) return ref.error();
+      if (!model_order.ok()) return model_order.error();
+      cal->spearman = model_order->spearman;
       s.calibrated = *cal;
       s.seed = *ref;
       s.calibrated_top1_key = d.configs[times[s.calibrated.top1].first].key;

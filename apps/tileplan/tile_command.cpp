@@ -298,6 +298,7 @@ void run(const CLI::App& app, TileFlags fl) {
       report.device_json = &device_text;
       for (const GemmProblem& p : shapes) {
         report.problem = p;
+        report.stages_inert = stages_have_no_effect(p, *model);
         Result<std::size_t> n = planner->plan_into(p, topk, all);
         require(n.status(), kProblemFlags);
         report.feasible_count = *n;
@@ -313,6 +314,7 @@ void run(const CLI::App& app, TileFlags fl) {
     }
     report.problem = fl.problem;
     report.c1_c3_count = planner->shape_independent_feasible(fl.problem);
+    report.stages_inert = stages_have_no_effect(fl.problem, *model);
     Result<std::size_t> n = planner->plan_into(fl.problem, topk, report.candidates);
     require(n.status(), kProblemFlags);
     report.feasible_count = *n;

@@ -172,6 +172,17 @@ V11_CALIBRATION = [
     "1024x8192x2048:tfloat32:rr", "512x2048x8192:tfloat32:rr", "8192x1024x4096:tfloat32:rr",
     "2048x2048x2048:tfloat32:rr",
 ]
+# v12: fresh held-out cases with both operands through registers, chosen
+# after paired_b_mn_cycles and paired_b_mn_spill_free were frozen (A and B
+# row-major with N and K not multiples of 16, M too or not; B K-major with K
+# not a multiple). Nothing is fitted on them.
+V12_HELD_OUT = [
+    "1500x5001x1000:float16:rr", "333x32001x1000:float16:rr", "3000x11001x1500:float16:rr",
+    "777x50257x1000:float16:rr", "4001x2001x1500:float16:rr", "1000x3000x333:float16:rr",
+    "4096x5001x1000:float16:rr", "512x32001x1000:float16:rr", "2048x50257x1500:float16:rr",
+    "8192x3000x1500:float16:rr",
+    "4096x4096x1500:float16:rc", "2048x11008x1000:float16:rc",
+]
 CASE_SETS = {
     "v5a": (V5A_CALIBRATION, V5A_HELD_OUT),
     "v5b": (V5B_CALIBRATION, V5B_HELD_OUT),
@@ -181,6 +192,7 @@ CASE_SETS = {
     "v9": (V9_CALIBRATION, V9_HELD_OUT),
     "v10": ([], V10_HELD_OUT),
     "v11": (V11_CALIBRATION, []),
+    "v12": ([], V12_HELD_OUT),
 }
 
 BLOCK_MS = (64, 128, 256)
@@ -631,7 +643,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True, help="output folder (created)")
     ap.add_argument("--shapes", help="comma list of cases (MxNxK or MxNxK:dtype:LL, L = r|c), or the sets "
-                    "'calibration' / 'heldout' (fp16 v1-v3), 'v5a', 'v5b', 'v6', 'v7', 'v8', 'v9', 'v10', 'v11' "
+                    "'calibration' / 'heldout' (fp16 v1-v3), 'v5a', 'v5b', 'v6', 'v7', 'v8', 'v9', 'v10', 'v11', 'v12' "
                     "(default: all fp16 calibration shapes, then all held-out ones)")
     ap.add_argument("--configs", help="comma list of configuration keys to run")
     ap.add_argument("--configs-limit", type=int, default=0,

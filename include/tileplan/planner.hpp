@@ -61,8 +61,8 @@ class Planner {
   // with check_problem): for a caller that knows which problems will come.
   static Result<Planner> create(Device dev, Instr instr, SearchSpace space, Model model, KernelFamily family,
                                 const GemmProblem& first);
-  // Feasible configurations for p, best first; topk = 0 keeps all. An error
-  // only when p fails check_problem.
+  // Feasible configurations for p, best first; topk = 0 keeps all (one per
+  // tile where stages_have_no_effect). An error only when p fails check_problem.
   //   Ensures (seed): the order is the reference's stable sort by (round(traffic),
   //   -blocks_per_sm, smem_bytes) over the sweep order block_M, block_N,
   //   block_K, stages, threads (outermost first).
@@ -122,6 +122,15 @@ class Planner {
   std::shared_ptr<Tables> tables_;
 };
 
+// Under the calibrated model, a problem whose operands both go through
+// registers (neither can use cp.async: problem_access) has one buffer per
+// operand whatever the stage count, and the stage count changes neither
+// registers nor the predicted time; measured, the stage variants of a tile
+// differ by 0.3% (median; data/h200-triton-v9/README.md). The sweep then
+// keeps one configuration per tile, the one with the fewest stages of the
+// space, and distinct_tiles_first shortlists a caller's configurations the same way.
+bool stages_have_no_effect(const GemmProblem& p, Model model);
+
 // Convenience: one problem, one call.
 Result<std::vector<Verdict>> sweep(const GemmProblem& p, const Device& dev, Instr instr, const SearchSpace& space,
                                    std::size_t topk = 0, Model model = Model::seed,
@@ -129,14 +138,22 @@ Result<std::vector<Verdict>> sweep(const GemmProblem& p, const Device& dev, Inst
 // Diagnose one configuration for a problem (failures included).
 Result<Verdict> diagnose(const GemmProblem& p, const Device& dev, const TileConfig& cfg, Model model = Model::seed,
                          const KernelFamily& family = default_family());
-// Rank given configurations for p the way the sweep would: candidates in the
-// model's order (ties by position in `configs`), then the others (infeasible,
-// or block_K > K) in their given order. Returns indices into `configs`;
+// Rank given configurations for p the way the model orders them: candidates
+// in the model's order (ties by position in `configs`), then the others
+// (infeasible, or block_K > K) in their given order. Returns indices into `configs`;
 // `verdicts` (if given) receives each configuration's diagnosis, in the order of `configs`.
 Result<std::vector<std::size_t>> rank_configs(const GemmProblem& p, const Device& dev,
                                               const std::vector<TileConfig>& configs, Model model,
                                               const KernelFamily& family = default_family(),
                                               std::vector<Verdict>* verdicts = nullptr);
+
+// A shortlist of a caller's configurations without repeats: `order` as
+// rank_configs returned it (with its `verdicts`), and where
+// stages_have_no_effect(p, model), each candidate that differs from a
+// better-ranked candidate only in its stages moved after the other
+// candidates (the others, not candidates, stay last). Unchanged otherwise.
+std::vector<std::size_t> distinct_tiles_first(const GemmProblem& p, Model model, const std::vector<TileConfig>& configs,
+                                              const std::vector<Verdict>& verdicts, std::vector<std::size_t> order);
 
 // Whether splitting K pays for one tile: its predicted time at each split
 // factor the family's kernel was measured with (kSplitFactors, those within

@@ -143,6 +143,7 @@ py::object plan(py::dict kwargs) {
     report.space_size = planner.space_size();
     report.split_space = space_splits(planner);
     report.feasible_count = take(planner.plan_into(p, static_cast<std::size_t>(topk), report.candidates));
+    report.stages_inert = stages_have_no_effect(p, model);
     if (report.candidates.size() > kMaxPythonCandidates)
       throw UserError(ErrorKind::out_of_range, "top_k",
                       fmt::format("top_k {} keeps {} candidates; a Python result holds at most {}: give a top_k of "
@@ -414,7 +415,8 @@ class Ranker {
     std::vector<Verdict> verdicts;
     {
       py::gil_scoped_release unlocked;
-      order = take(rank_configs(p, s_.dev, mapped, s_.model, s_.family, &verdicts));
+      order = distinct_tiles_first(p, s_.model, mapped, verdicts,
+                                   take(rank_configs(p, s_.dev, mapped, s_.model, s_.family, &verdicts)));
     }
     py::list ranked, others;
     for (std::size_t j : order) {

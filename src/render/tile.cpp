@@ -125,9 +125,9 @@ void report_json(std::string& s, const TileReport& r) {
   problem_warnings_json(s, r);
   fmt::format_to(o,
                  "}},\"model\":\"{}\",\"family\":\"{}\",\"mode\":\"{}\",\"space_size\":{},\"feasible\":{},"
-                 "\"candidates\":[",
+                 "\"stages_inert\":{},\"candidates\":[",
                  to_string(r.model), report_family(r), r.diagnose ? "diagnose" : "sweep", r.space_size,
-                 r.feasible_count);
+                 r.feasible_count, r.stages_inert);
   bool first = true;
   for (const Verdict& v : r.candidates) {
     if (!first) s += ',';
@@ -177,7 +177,11 @@ std::string sweep_text(const TileReport& r) {
       calibrated ? "by predicted time" : "by least DRAM traffic, then more blocks/SM, then less shared memory";
   std::string s = header(r);
   Out o(s);
-  fmt::format_to(o, "feasible {} of {} configurations; ", r.feasible_count, r.space_size);
+  fmt::format_to(o, "feasible {} of {} configurations", r.feasible_count, r.space_size);
+  if (r.stages_inert)
+    s += " (one per tile: neither A nor B can use cp.async, so the stage count changes nothing; the fewest stages "
+         "are kept)";
+  s += "; ";
   if (r.candidates.size() < r.feasible_count)
     fmt::format_to(o, "the best {} {}\n\n", r.candidates.size(), order);
   else
