@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -154,6 +155,35 @@ TEST(TypesCli, KNotMultipleOf16_NarrowLoadWarning) {
   EXPECT_EQ(run_json("tile --k 1000 --diagnose")["problem"]["warnings"], p["warnings"]);
 }
 
+TEST(TypesCli, BothNarrow_OneConfigurationPerTile) {
+  // A and B row-major, N and K not multiples of 16: neither operand can use
+  // cp.async, so the stage count changes nothing and each tile appears once,
+  // with the fewest stages of the space; the report says so.
+  const json j = run_json("tile --m 1000 --n 5001 --k 1000 --stages 3,4,5 --topk 0");
+  EXPECT_TRUE(j["stages_inert"].get<bool>());
+  ASSERT_FALSE(j["candidates"].empty());
+  std::set<std::string> tiles;
+  for (const json& x : j["candidates"]) {
+    EXPECT_EQ(x["stages"], 3);
+    EXPECT_TRUE(tiles.insert(x["block_m"].dump() + "x" + x["block_n"].dump() + "x" + x["block_k"].dump() + "_" +
+                             x["threads"].dump())
+                    .second);
+  }
+  EXPECT_EQ(j["feasible"].get<std::size_t>(), j["candidates"].size());
+  const CliResult text = run_cli("tile --m 1000 --n 5001 --k 1000 --topk 3");
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("(one per tile: neither A nor B can use cp.async"), std::string::npos) << text.out;
+  // Only B narrow: every stage count stays, and the report says nothing.
+  const json one = run_json("tile --m 4096 --n 5001 --k 4096 --stages 3,4,5 --topk 0");
+  EXPECT_FALSE(one["stages_inert"].get<bool>());
+  std::set<int64_t> stages;
+  for (const json& x : one["candidates"]) stages.insert(x["stages"].get<int64_t>());
+  EXPECT_EQ(stages.size(), 3u);
+  // The seed model is the reference procedure: it keeps every stage count.
+  const json seed = run_json("tile --m 1000 --n 5001 --k 1000 --stages 3,4,5 --topk 0 --model seed");
+  EXPECT_FALSE(seed["stages_inert"].get<bool>());
+}
+
 TEST(TypesCli, BothNarrow_HeldTileSpillIsAPricedC2Warning) {
   // B K-major with K = 1000: A and B both go through registers. 128x128x32
   // with 4 warps holds 64 elements beside 128 accumulators and spills by the
@@ -173,11 +203,12 @@ TEST(TypesCli, BothNarrow_HeldTileSpillIsAPricedC2Warning) {
   bool c2 = false;
   for (const json& w : c["warnings"]) c2 = c2 || w.get<std::string>().rfind("C2 about ", 0) == 0;
   EXPECT_TRUE(c2) << c.dump();
-  // In a sweep it stays a candidate, ranked by its priced time.
+  // In a sweep it stays a candidate, ranked by its priced time (with the
+  // fewest stages: the stage count changes nothing here).
   const json sweep = run_json("tile --m 4096 --n 4096 --k 1000 --b-layout col --topk 0");
   bool listed = false;
   for (const json& x : sweep["candidates"])
-    listed = listed || (x["block_m"] == 128 && x["block_n"] == 128 && x["block_k"] == 32 && x["stages"] == 3 &&
+    listed = listed || (x["block_m"] == 128 && x["block_n"] == 128 && x["block_k"] == 32 && x["stages"] == 2 &&
                         x["threads"] == 128);
   EXPECT_TRUE(listed);
 }

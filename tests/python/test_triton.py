@@ -59,14 +59,24 @@ def gemm_args(m, n, k, dtype="float16", out="float16", a_col=False, b_col=False,
 
 
 def predicted_order(configs, m, n, k, **problem):
-    """Independently: each config diagnosed, the candidates sorted by predicted time (ties: given order)."""
+    """Independently: each config diagnosed, the candidates sorted by predicted time (ties: given order);
+    where the stage count changes nothing (the plan's stages_inert), the first of each tile, then the repeats."""
     timed = []
     for i, c in enumerate(configs):
         v = tileplan.diagnose(m, n, k, block_m=c.kwargs["BLOCK_M"], block_n=c.kwargs["BLOCK_N"],
                               block_k=c.kwargs["BLOCK_K"], stages=c.num_stages, threads=32 * c.num_warps, **problem)
         if v.feasible and c.kwargs["BLOCK_K"] <= k:
             timed.append((v.predicted_us, i))
-    return [configs[i] for _, i in sorted(timed)], sorted(timed)
+    timed.sort()
+    if tileplan.plan(m, n, k, top_k=1, **problem).stages_inert:
+        seen, first, repeats = set(), [], []
+        for t, i in timed:
+            c = configs[i]
+            tile = (c.kwargs["BLOCK_M"], c.kwargs["BLOCK_N"], c.kwargs["BLOCK_K"], c.num_warps)
+            (repeats if tile in seen else first).append((t, i))
+            seen.add(tile)
+        timed = first + repeats
+    return [configs[i] for _, i in timed], timed
 
 
 def hook(**kw):
@@ -95,6 +105,9 @@ def test_prune_keeps_the_best_by_predicted_time(size, tensors, problem):
     assert out == expected[:3]
     times = [t for t, _ in timed[:3]]
     assert times == sorted(times)
+    tiles = {(c.kwargs["BLOCK_M"], c.kwargs["BLOCK_N"], c.kwargs["BLOCK_K"], c.num_warps) for c in out}
+    if tileplan.plan(*size, top_k=1, **problem).stages_inert:
+        assert len(tiles) == 3  # three distinct tiles, not one tile at three stage counts
 
 
 @pytest.mark.parametrize("top_k", [1, 2, 7, 0])

@@ -76,26 +76,28 @@ TEST(HeldTiles, ZeroSpillPerElementFallsBackToPerRegisterElement) {
 }
 
 TEST(HeldTiles, SpillPricedPerRegisterOnlyWhenTheConstantsSaySo) {
+  // B K-major: no registers spill free (paired_b_mn_spill_free is for an
+  // N-contiguous B).
   const TileConfig cfg{128, 128, 32, 3, 128};
   TimeConstants k = time_for(default_family(), DType::float16);
   ASSERT_GT(k.spill_access_cycles, 0.0);
-  const TileCosts none = detail::tile_costs(h200(), cfg, both_narrow(), 1, false, k, 0.0);
-  const TileCosts ten = detail::tile_costs(h200(), cfg, both_narrow(), 1, true, k, 10.0);
-  const TileCosts twenty = detail::tile_costs(h200(), cfg, both_narrow(), 1, true, k, 20.0);
+  const TileCosts none = detail::tile_costs(h200(), cfg, both_narrow_rc(), 1, false, k, 0.0);
+  const TileCosts ten = detail::tile_costs(h200(), cfg, both_narrow_rc(), 1, true, k, 10.0);
+  const TileCosts twenty = detail::tile_costs(h200(), cfg, both_narrow_rc(), 1, true, k, 20.0);
   EXPECT_FALSE(ten.spills);  // no spill_factor
   // 10 registers x 4 warps x spill_access_cycles, in the issue path.
   EXPECT_NEAR(ten.spill_us, 10.0 * 4 * k.spill_access_cycles / h200().boost_clock_mhz, 1e-12);
   EXPECT_NEAR(ten.narrow_us - none.narrow_us, ten.spill_us, 1e-12);
   EXPECT_NEAR(twenty.spill_us, 2 * ten.spill_us, 1e-12);
-  const double t0 = detail::predict_us(h200(), both_narrow(), none, k, 8);
-  const double t10 = detail::predict_us(h200(), both_narrow(), ten, k, 8);
-  const double t20 = detail::predict_us(h200(), both_narrow(), twenty, k, 8);
+  const double t0 = detail::predict_us(h200(), both_narrow_rc(), none, k, 8);
+  const double t10 = detail::predict_us(h200(), both_narrow_rc(), ten, k, 8);
+  const double t20 = detail::predict_us(h200(), both_narrow_rc(), twenty, k, 8);
   EXPECT_LT(t0, t10);
   EXPECT_LT(t10, t20);
   EXPECT_LT(t20, t0 * k.spill_factor);  // a light spill costs less than the binary factor
   // Without the constant, the same spill is priced by spill_factor.
   k.spill_access_cycles = 0;
-  const TileCosts binary = detail::tile_costs(h200(), cfg, both_narrow(), 1, true, k, 10.0);
+  const TileCosts binary = detail::tile_costs(h200(), cfg, both_narrow_rc(), 1, true, k, 10.0);
   EXPECT_TRUE(binary.spills);
   EXPECT_EQ(binary.spill_us, 0.0);
 }

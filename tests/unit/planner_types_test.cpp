@@ -2,6 +2,9 @@
 // it built first; sweep() builds only its problem's class and agrees with it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
+#include <tuple>
 #include <vector>
 
 #include "tileplan/planner.hpp"
@@ -83,6 +86,85 @@ TEST(PlannerTypes, Fp8_EveryCandidateKMultipleOf32) {
     }
     EXPECT_TRUE(smallest) << to_string(type) << ": block_K " << multiple << " is allowed";
   }
+}
+
+// Neither operand can use cp.async (A and B row-major, N and K not
+// multiples of 16): the stage count changes nothing, so the calibrated sweep
+// keeps one configuration per tile, the fewest stages of the space.
+TEST(PlannerTypes, StagesWithoutEffect_OnePerTile) {
+  const GemmProblem both{.m = 1000, .n = 5001, .k = 1000};
+  const GemmProblem one{.m = 4096, .n = 5001, .k = 4096};  // only B narrow: stages still matter
+  EXPECT_TRUE(stages_have_no_effect(both, Model::calibrated));
+  EXPECT_FALSE(stages_have_no_effect(both, Model::seed));
+  EXPECT_FALSE(stages_have_no_effect(one, Model::calibrated));
+  SearchSpace space;
+  space.stages = {5, 3, 2, 4};
+  Result<Planner> pl = Planner::create(h200(), Instr::wgmma, space, Model::calibrated, default_family(), both);
+  ASSERT_TRUE(pl.ok());
+  Result<std::vector<Verdict>> all = pl->plan(both, 0);
+  ASSERT_TRUE(all.ok());
+  ASSERT_FALSE(all->empty());
+  std::set<std::tuple<int64_t, int64_t, int64_t, int64_t>> tiles;
+  for (const Verdict& v : *all) {
+    EXPECT_EQ(v.config.stages, 2);
+    EXPECT_TRUE(tiles.insert({v.config.block_m, v.config.block_n, v.config.block_k, v.config.threads}).second);
+  }
+  // Every stage count of a tile has the same resources and predicted time.
+  for (int64_t st : {3, 4, 5}) {
+    TileConfig c = all->front().config;
+    const Result<Verdict> a = diagnose(both, h200(), c, Model::calibrated, default_family());
+    c.stages = st;
+    const Result<Verdict> b = diagnose(both, h200(), c, Model::calibrated, default_family());
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_EQ(a->smem_bytes, b->smem_bytes);
+    EXPECT_EQ(a->regs_per_thread, b->regs_per_thread);
+    EXPECT_DOUBLE_EQ(a->predicted_us, b->predicted_us);
+  }
+  // Where stages matter, the sweep keeps all four of a tile.
+  Result<std::vector<Verdict>> kept = sweep(one, h200(), Instr::wgmma, space, 0, Model::calibrated);
+  ASSERT_TRUE(kept.ok());
+  std::set<int64_t> stages;
+  for (const Verdict& v : *kept) stages.insert(v.config.stages);
+  EXPECT_EQ(stages.size(), 4u);
+}
+
+// A caller's list: distinct tiles first, the stage repeats after them, the
+// configurations that are not candidates last.
+TEST(PlannerTypes, StagesWithoutEffect_ShortlistsDistinctTilesFirst) {
+  const GemmProblem both{.m = 1000, .n = 5001, .k = 1000};
+  std::vector<TileConfig> configs;
+  for (int64_t st : {2, 3, 4, 5}) {
+    configs.push_back(TileConfig{128, 64, 32, st, 128});
+    configs.push_back(TileConfig{256, 64, 64, st, 256});
+    configs.push_back(TileConfig{128, 128, 64, st, 256});
+  }
+  configs.push_back(TileConfig{64, 64, 2048, 2, 128});  // block_K > K: not a candidate
+  std::vector<Verdict> verdicts;
+  Result<std::vector<std::size_t>> order = rank_configs(both, h200(), configs, Model::calibrated, default_family(),
+                                                        &verdicts);
+  ASSERT_TRUE(order.ok());
+  const std::vector<std::size_t> list =
+      distinct_tiles_first(both, Model::calibrated, configs, verdicts, *order);
+  ASSERT_EQ(list.size(), configs.size());
+  std::set<std::tuple<int64_t, int64_t, int64_t>> first3;
+  for (std::size_t r = 0; r < 3; ++r)
+    first3.insert({configs[list[r]].block_m, configs[list[r]].block_n, configs[list[r]].block_k});
+  EXPECT_EQ(first3.size(), 3u);
+  EXPECT_EQ(list.back(), configs.size() - 1);
+  // The three distinct tiles keep the model's order among themselves.
+  std::vector<std::size_t> distinct_in_model_order;
+  for (std::size_t i : *order)
+    if (std::none_of(distinct_in_model_order.begin(), distinct_in_model_order.end(), [&](std::size_t j) {
+          return configs[j].block_m == configs[i].block_m && configs[j].block_n == configs[i].block_n;
+        }) && i != configs.size() - 1)
+      distinct_in_model_order.push_back(i);
+  EXPECT_EQ(std::vector<std::size_t>(list.begin(), list.begin() + 3), distinct_in_model_order);
+  // Stages that matter, or the seed model: the order is the model's.
+  const GemmProblem one{.m = 4096, .n = 5001, .k = 4096};
+  Result<std::vector<std::size_t>> o2 = rank_configs(one, h200(), configs, Model::calibrated, default_family(),
+                                                     &verdicts);
+  ASSERT_TRUE(o2.ok());
+  EXPECT_EQ(distinct_tiles_first(one, Model::calibrated, configs, verdicts, *o2), *o2);
 }
 
 TEST(TileRender, ProblemFlags_ReproduceTheProblem) {
