@@ -125,8 +125,8 @@ class Planner {
 // Under the calibrated model, a problem whose operands both go through
 // registers (neither can use cp.async: problem_access) has one buffer per
 // operand whatever the stage count, and the stage count changes neither
-// registers nor the predicted time; measured, the stage variants of a tile
-// differ by 0.3% (median; data/h200-triton-v9/README.md). The sweep then
+// registers nor the predicted time; measured, a tile's stage variants
+// differ by 0.2-0.3% (median; data/h200-triton-v9/README.md). The sweep then
 // keeps one configuration per tile, the one with the fewest stages of the
 // space, and distinct_tiles_first shortlists a caller's configurations the same way.
 bool stages_have_no_effect(const GemmProblem& p, Model model);
