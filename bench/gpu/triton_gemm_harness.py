@@ -288,6 +288,20 @@ def config_key(cfg):
     return f"{cfg['BM']}x{cfg['BN']}x{cfg['BK']}_s{cfg['stages']}_w{cfg['warps']}"
 
 
+def parse_config_key(key):
+    """'BMxBNxBK_sS_wW' -> a configuration (any sizes, not only the grid's)."""
+    try:
+        tile, st, wp = key.split("_")
+        bm, bn, bk = (int(x) for x in tile.split("x"))
+        cfg = {"BM": bm, "BN": bn, "BK": bk, "stages": int(st[1:]), "warps": int(wp[1:])}
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"configuration '{key}' is not BMxBNxBK_sS_wW")
+    if st[0] != "s" or wp[0] != "w" or min(cfg.values()) <= 0:
+        raise argparse.ArgumentTypeError(f"configuration '{key}' is not BMxBNxBK_sS_wW")
+    cfg["key"] = config_key(cfg)
+    return cfg
+
+
 def config_grid():
     """All 216 configurations, in the order of data/h200-triton/configs.jsonl."""
     grid = []
@@ -424,10 +438,10 @@ def _compile_worker(task):
     return (klass, cfg["key"]), time.perf_counter() - t0, err
 
 
-def compile_all(classes, configs, workers):
-    """Compile every (class, configuration) in `workers` spawned processes;
-    largest tiles first (longest)."""
-    tasks = [(k, c) for k in classes for c in configs]
+def compile_all(classes, configs, workers, pairs=None):
+    """Compile every (class, configuration) in `workers` spawned processes, or
+    only the (class, key) pairs given; largest tiles first (longest)."""
+    tasks = [(k, c) for k in classes for c in configs if pairs is None or (k, c["key"]) in pairs]
     order = sorted(tasks, key=lambda t: -(t[1]["BM"] * t[1]["BN"] * t[1]["BK"] * t[1]["stages"]))
     results = {}
     if workers <= 1:
@@ -646,6 +660,9 @@ def main():
                     "'calibration' / 'heldout' (fp16 v1-v3), 'v5a', 'v5b', 'v6', 'v7', 'v8', 'v9', 'v10', 'v11', 'v12' "
                     "(default: all fp16 calibration shapes, then all held-out ones)")
     ap.add_argument("--configs", help="comma list of configuration keys to run")
+    ap.add_argument("--case-configs", help="JSON file {case: [configuration keys]}: run those cases, each "
+                    "with its own configurations only (any BMxBNxBK_sS_wW, in the grid or not); every case "
+                    "is listed as held out")
     ap.add_argument("--configs-limit", type=int, default=0,
                     help="keep N configurations, evenly spaced over the grid order")
     ap.add_argument("--quick", action="store_true",
@@ -661,8 +678,24 @@ def main():
 
     t_start = time.perf_counter()
     os.makedirs(args.out, exist_ok=True)
-    configs = select_configs(args)
-    cases, calibration, held_out = select_cases(args)
+    per_case, pairs = None, None
+    if args.case_configs:
+        with open(args.case_configs) as f:
+            wanted = json.load(f)
+        cases = [parse_case(name) for name in wanted]
+        calibration, held_out = [], list(cases)
+        per_case = {case.name(): {parse_config_key(k)["key"] for k in wanted[name]}
+                    for case, name in zip(cases, wanted)}
+        by_key = {}
+        for name in wanted:
+            for k in wanted[name]:
+                cfg = parse_config_key(k)
+                by_key.setdefault(cfg["key"], cfg)
+        configs = list(by_key.values())
+        pairs = {(case.klass(), k) for case in cases for k in per_case[case.name()]}
+    else:
+        configs = select_configs(args)
+        cases, calibration, held_out = select_cases(args)
     classes = sorted({c.klass() for c in cases}, key=lambda k: [c.klass() for c in cases].index(k))
 
     write_json(os.path.join(args.out, "split.json"), {
@@ -707,7 +740,7 @@ def main():
     # Build Triton's driver helpers here once so the workers find them cached.
     triton.runtime.driver.active.get_current_target()
     t0 = time.perf_counter()
-    compiled = compile_all(classes, configs, args.workers)
+    compiled = compile_all(classes, configs, args.workers, pairs)
     t_compile = time.perf_counter() - t0
     worst = max(compiled.items(), key=lambda kv: kv[1][0])
     print(f"# compile: {len(compiled)} (class, configuration) pairs with {args.workers} workers in "
@@ -724,6 +757,8 @@ def main():
         wa, wb, wc = warm_tensors(klass)
         dtype, lay, flags = klass.split(":")
         for cfg in configs:
+            if pairs is not None and (klass, cfg["key"]) not in pairs:
+                continue
             row = dict(cfg)
             row.update({"class": klass, "dtype": dtype, "a_layout": {"r": "row", "c": "col"}[lay[0]],
                         "b_layout": {"r": "row", "c": "col"}[lay[1]], "divisible_by_16": flags})
@@ -754,7 +789,8 @@ def main():
                       + (f"regs {row['n_regs']:3d} spills {row['n_spills']:4d} smem {row['shared']:6d} "
                          f"occ {row['occupancy']}" if "error" not in row else row["error"][:90]), flush=True)
         del wa, wb, wc
-        print(f"# {klass}: {len(runnable[klass])} runnable of {len(configs)}", flush=True)
+        asked = len(configs) if pairs is None else sum(1 for k, _ in pairs if k == klass)
+        print(f"# {klass}: {len(runnable[klass])} runnable of {asked}", flush=True)
     cfg_writer.close()
     t_load = time.perf_counter() - t0
     print(f"# load: {t_load:.1f} s; occupancy via {occ_api}; loads over 0.5 s (cache misses?): "
@@ -821,6 +857,8 @@ def main():
         best = None
         max_rel, nonzero, nan_rows, failures = 0.0, 0, 0, []
         for cfg in runnable[case.klass()]:
+            if per_case is not None and cfg["key"] not in per_case[name]:
+                continue
             grid = (triton.cdiv(M, cfg["BM"]) * triton.cdiv(N, cfg["BN"]),)
             margs = meta_args(cfg)
 
