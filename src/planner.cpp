@@ -102,6 +102,13 @@ RankKey rank_key(Model model, double measure, const TileCheck& v, uint32_t index
 
 }  // namespace
 
+SearchSpace default_space(Model model, const KernelFamily& family) {
+  if (model != Model::calibrated) return SearchSpace{};
+  SearchSpace s = family.space;
+  s.split_k = {1};
+  return s;
+}
+
 bool stages_have_no_effect(const GemmProblem& p, Model model) {
   if (model != Model::calibrated || !check_problem(p).ok()) return false;
   const ProblemAccess acc = problem_access(p);

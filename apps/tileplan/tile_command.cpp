@@ -269,7 +269,7 @@ void run(const CLI::App& app, TileFlags fl) {
       report.split_advice = *advice;
     }
   } else {
-    const SearchSpace defaults = *model == Model::seed ? SearchSpace{} : calibrated_space();
+    const SearchSpace defaults = default_space(*model, family);
     SearchSpace space{pick(app, "--block-m", fl.block_m, defaults.block_m),
                       pick(app, "--block-n", fl.block_n, defaults.block_n),
                       pick(app, "--block-k", fl.block_k, defaults.block_k),

@@ -122,6 +122,13 @@ class Planner {
   std::shared_ptr<Tables> tables_;
 };
 
+// The space a sweep searches when the caller names none: the reference's
+// (SearchSpace{}, 900 configurations) for the seed model; for the
+// calibrated model its family's measured space (KernelFamily::space: the
+// triton family's 216-configuration grid), where its constants were fitted
+// and validated, with no split.
+SearchSpace default_space(Model model, const KernelFamily& family);
+
 // Under the calibrated model, a problem whose operands both go through
 // registers (neither can use cp.async: problem_access) has one buffer per
 // operand whatever the stage count, and the stage count changes neither

@@ -73,9 +73,9 @@ void check_value(std::string_view key, int64_t v) {
 }
 
 // block_m, ..., threads: None keeps the model's default candidates of that
-// dimension (the CLI's: the reference's space for seed, calibrated_space()).
-SearchSpace read_space(const Args& a, Model model) {
-  SearchSpace space = model == Model::seed ? SearchSpace{} : calibrated_space();
+// dimension (the CLI's: default_space).
+SearchSpace read_space(const Args& a, Model model, const KernelFamily& family) {
+  SearchSpace space = default_space(model, family);
   std::vector<int64_t>* dims[] = {&space.block_m, &space.block_n, &space.block_k,
                                   &space.stages,  &space.threads, &space.split_k};
   for (std::size_t i = 0; i < 6; ++i) {
@@ -132,7 +132,7 @@ py::object plan(py::dict kwargs) {
   const KernelFamily family = read_family(a, model);
   check_top_k(topk);
   const Device dev = read_device(a);
-  SearchSpace space = read_space(a, model);
+  SearchSpace space = read_space(a, model, family);
   require(check_problem(p));
   std::string json;
   {
@@ -338,7 +338,7 @@ class FastPlanner {
   explicit FastPlanner(py::dict kwargs) {
     const Args a(std::move(kwargs));
     Setting s = read_setting(a);
-    SearchSpace space = read_space(a, s.model);
+    SearchSpace space = read_space(a, s.model, s.family);
     planner_ = std::make_unique<Planner>(
         take(Planner::create(std::move(s.dev), s.instr, std::move(space), s.model, std::move(s.family)), kSpaceNames));
   }

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 #include "run_cli.hpp"
@@ -107,13 +110,34 @@ TEST(TileCli, Devices_ListsPresetsWithSources) {
 
 TEST(TileCli, Help_ExitsZero) { EXPECT_EQ(run_cli("tile --help").status, 0); }
 
+TEST(TileCli, DefaultSpace_IsTheFamilysMeasuredOne) {
+  // The calibrated default: the family's measured grid (3 x 3 x 3 block
+  // sizes, stages 2-5, 4 or 8 warps); a family file's own space when given.
+  EXPECT_EQ(json::parse(run_cli("tile --format json --topk 1").out)["space_size"], 216);
+  EXPECT_EQ(json::parse(run_cli("tile --format json --topk 1 --model seed").out)["space_size"], 900);
+  const std::string dir = ::testing::TempDir();
+  std::ifstream in(source_path("data/families/triton.json"));
+  json f = json::parse(in);
+  f["name"] = "narrow-space";
+  f["space"]["block_m"] = {128};
+  f["space"]["stages"] = {4};
+  const std::string path = dir + "/narrow_space_family.json";
+  std::ofstream(path) << f.dump();
+  const json j = json::parse(run_cli("tile --format json --topk 0 --family-file " + path).out);
+  EXPECT_EQ(j["space_size"], 1 * 3 * 3 * 1 * 2);
+  for (const json& c : j["candidates"]) {
+    EXPECT_EQ(c["block_m"], 128);
+    EXPECT_EQ(c["stages"], 4);
+  }
+}
+
 TEST(TileCli, RepeatedValues_CountOnce) {
-  // 128,128,128 is one block_M: 1 x 5 x 4 x 4 x 2 = 160 configurations (not
-  // 480) in the calibrated default space (stages 2-5, 128 or 256 threads);
-  // 1 x 5 x 4 x 3 x 3 = 180 in the seed's (the reference's).
+  // 128,128,128 is one block_M: 1 x 3 x 3 x 4 x 2 = 72 configurations (not
+  // 216) in the calibrated default space (the triton family's measured
+  // space); 1 x 5 x 4 x 3 x 3 = 180 in the seed's (the reference's).
   const CliResult r = run_cli("tile --format json --block-m 128,128,128");
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(json::parse(r.out)["space_size"], 160);
+  EXPECT_EQ(json::parse(r.out)["space_size"], 72);
   const CliResult seed = run_cli("tile --format json --model seed --block-m 128,128,128");
   ASSERT_EQ(seed.status, 0) << seed.err;
   EXPECT_EQ(json::parse(seed.out)["space_size"], 180);

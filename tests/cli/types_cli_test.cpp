@@ -46,12 +46,12 @@ std::vector<json> json_lines(const std::string& out) {
 }
 
 TEST(TypesCli, Fp8OnH200_BlockKMultipleOf32) {
-  // wgmma's K is 32 bytes of the input type: 16 for fp16, 32 for fp8. The
-  // default space holds block_K 16; fp16 keeps some, fp8 none.
-  const json fp16 = run_json("tile --topk 0");
+  // wgmma's K is 32 bytes of the input type: 16 for fp16, 32 for fp8. Of a
+  // space with block_K 16, fp16 keeps some, fp8 none.
+  const json fp16 = run_json("tile --topk 0 --block-k 16,32,64,128");
   ASSERT_TRUE(has_block_k(fp16, 16));
   for (const char* type : {"float8_e4m3", "float8_e5m2"}) {
-    const json j = run_json(std::string("tile --topk 0 --dtype ") + type);
+    const json j = run_json(std::string("tile --topk 0 --block-k 16,32,64,128 --dtype ") + type);
     EXPECT_EQ(j["problem"]["dtype"], type);
     EXPECT_EQ(j["problem"]["out_dtype"], "float16");  // fp8's default output type
     EXPECT_EQ(j["problem"]["elem_bytes"], 1);
@@ -93,7 +93,7 @@ TEST(TypesCli, Fp8OnA100_NothingFeasibleAndSaysWhy) {
   // The A100 is compute capability 8.0; fp8 tensor cores start at 8.9.
   const CliResult text = run_cli("tile --device a100-sxm --instr mma --dtype float8_e4m3");
   ASSERT_EQ(text.status, 0) << text.err;
-  EXPECT_NE(text.out.find("feasible 0 of 800"), std::string::npos) << text.out;  // the calibrated default space
+  EXPECT_NE(text.out.find("feasible 0 of 216"), std::string::npos) << text.out;  // the calibrated default space
   EXPECT_NE(text.out.find("C3 float8_e4m3 has no tensor-core instruction on compute capability 8.0 "
                           "(fp8 needs 8.9 or later)"),
             std::string::npos)

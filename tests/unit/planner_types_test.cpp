@@ -88,6 +88,27 @@ TEST(PlannerTypes, Fp8_EveryCandidateKMultipleOf32) {
   }
 }
 
+// With no space named, the calibrated model searches its family's measured
+// space (where its constants were fitted and judged), the seed model the
+// reference's.
+TEST(PlannerTypes, DefaultSpace_IsTheFamilysMeasuredOne) {
+  const KernelFamily& f = default_family();
+  const SearchSpace cal = default_space(Model::calibrated, f);
+  EXPECT_EQ(cal.block_m, f.space.block_m);
+  EXPECT_EQ(cal.block_n, f.space.block_n);
+  EXPECT_EQ(cal.block_k, f.space.block_k);
+  EXPECT_EQ(cal.stages, f.space.stages);
+  EXPECT_EQ(cal.threads, f.space.threads);
+  EXPECT_EQ(cal.split_k, std::vector<int64_t>{1});
+  EXPECT_EQ(space_size(cal).value(), 216u);
+  EXPECT_EQ(space_size(default_space(Model::seed, f)).value(), space_size(SearchSpace{}).value());
+  // Another family's space is its own default.
+  KernelFamily mine = f;
+  mine.space.block_m = {64};
+  mine.space.stages = {3};
+  EXPECT_EQ(space_size(default_space(Model::calibrated, mine)).value(), 1u * 3 * 3 * 1 * 2);
+}
+
 // Neither operand can use cp.async (A and B row-major, N and K not
 // multiples of 16): the stage count changes nothing, so the calibrated sweep
 // keeps one configuration per tile, the fewest stages of the space.
