@@ -187,4 +187,12 @@ Result<std::size_t> space_size(const SearchSpace& space) {
   return total;
 }
 
+bool in_space(const SearchSpace& space, const TileConfig& cfg) {
+  const auto has = [](const std::vector<int64_t>& values, int64_t v) {
+    return std::find(values.begin(), values.end(), v) != values.end();
+  };
+  return has(space.block_m, cfg.block_m) && has(space.block_n, cfg.block_n) && has(space.block_k, cfg.block_k) &&
+         has(space.stages, cfg.stages) && has(space.threads, cfg.threads);
+}
+
 }  // namespace tileplan

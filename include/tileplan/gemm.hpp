@@ -204,6 +204,10 @@ struct SearchSpace {
   std::vector<int64_t> threads{128, 256, 512};
   std::vector<int64_t> split_k{1};  // innermost: a tile's split factors are adjacent in sweep order
 };
+// Whether a configuration's tile, stages and threads are among a space's
+// values (split_k aside).
+bool in_space(const SearchSpace& space, const TileConfig& cfg);
+
 // A wide space for the calibrated model: the reference's with 5 stages too
 // and without 512-thread blocks: 800 configurations. Outside its family's
 // measured space (KernelFamily::space) the model extrapolates, and its picks

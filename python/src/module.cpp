@@ -118,6 +118,7 @@ render::TileReport report_for(const Device& dev, Instr instr, Model model, const
   r.model = model;
   r.family = family.name;
   r.group_m = family.group_m;
+  if (model == Model::calibrated) r.measured_space = family.space;
   return r;
 }
 

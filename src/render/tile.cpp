@@ -81,7 +81,7 @@ void problem_warnings_json(std::string& s, const TileReport& r) {
   findings_json(s, problem_findings(r.problem, r.instr), cfg);
 }
 
-void candidate_json(std::string& s, const Verdict& v, const ProblemAccess& acc) {
+void candidate_json(std::string& s, const Verdict& v, const ProblemAccess& acc, const SearchSpace* measured) {
   const TileConfig& c = v.config;
   Out o(s);
   fmt::format_to(o,
@@ -98,6 +98,8 @@ void candidate_json(std::string& s, const Verdict& v, const ProblemAccess& acc) 
   fmt::format_to(o, FMT_COMPILE(",\"vector_bytes_a\":{},\"vector_bytes_b\":{},\"aligned\":{}"), acc.a.vector_bytes,
                  acc.b.vector_bytes, acc.aligned);
   prediction_json(s, v);
+  s += ",\"in_measured_space\":";
+  s += measured ? (in_space(*measured, c) ? "true" : "false") : "null";
   s += ",\"failures\":";
   findings_json(s, v.failures, c);
   s += ",\"warnings\":";
@@ -132,7 +134,7 @@ void report_json(std::string& s, const TileReport& r) {
   for (const Verdict& v : r.candidates) {
     if (!first) s += ',';
     first = false;
-    candidate_json(s, v, acc);
+    candidate_json(s, v, acc, r.measured_space ? &*r.measured_space : nullptr);
   }
   s += "]}";
 }
@@ -160,11 +162,17 @@ std::string header(const TileReport& r) {
   return s;
 }
 
-std::string short_notes(const Verdict& v) {
+std::string short_notes(const Verdict& v, const TileReport& r) {
   std::string notes;
+  if (r.measured_space && !in_space(*r.measured_space, v.config)) notes = "extrapolated";
   for (const Finding& f : v.warnings) {
     if (!notes.empty()) notes += ", ";
-    notes += f.kind == FindingKind::tail_wave ? "C4 tail" : "C4 grid<SMs";
+    switch (f.kind) {
+      case FindingKind::tail_wave: notes += "C4 tail"; break;
+      case FindingKind::grid_below_sms: notes += "C4 grid<SMs"; break;
+      case FindingKind::held_tiles_spill: notes += "C2 spill"; break;
+      default: notes += to_string(constraint_of(f.kind)); break;
+    }
   }
   return notes;
 }
@@ -225,7 +233,7 @@ std::string sweep_text(const TileReport& r) {
                      to_string(v.time_bound));
     else
       fmt::format_to(o, "{:>10.1f}", v.dram_bytes / 1e6);
-    const std::string notes = short_notes(v);
+    const std::string notes = short_notes(v, r);
     if (!notes.empty()) fmt::format_to(o, "  {}", notes);
     s += '\n';
   }
@@ -299,6 +307,9 @@ std::string diagnose_text(const TileReport& r) {
     fmt::format_to(o, "   predicted time          {:.1f} us ({:.0f} TFLOP/s), bound by {}{}\n", v.predicted_us,
                    tflops(r.problem, v.predicted_us), to_string(v.time_bound),
                    v.spills ? " (spilling)" : "");
+  if (has_time(v) && r.measured_space && !in_space(*r.measured_space, c))
+    fmt::format_to(o, "   extrapolated            the tile is outside the space family {} was measured on: its "
+                      "prediction is not validated\n", r.family);
   if (has_time(v) && v.reduce_us > 0)
     fmt::format_to(o, "   of which the reduction  {:.1f} us (split_k {} fp32 partial tiles summed into C)\n",
                    v.reduce_us, c.split_k);

@@ -131,6 +131,49 @@ TEST(TileCli, DefaultSpace_IsTheFamilysMeasuredOne) {
   }
 }
 
+TEST(TileCli, BeyondTheMeasuredSpace_MarkedExtrapolated) {
+  // Block sizes 32 are outside the triton family's measured space: those
+  // candidates say so (JSON in_measured_space false, the notes column,
+  // --diagnose); the others are inside; the seed model has no such space.
+  const json j = json::parse(run_cli("tile --format json --topk 0 --block-m 64,128 --block-n 32,64").out);
+  bool inside = false, outside = false;
+  for (const json& c : j["candidates"]) {
+    const bool expect = c["block_n"] == 64;
+    EXPECT_EQ(c["in_measured_space"].get<bool>(), expect) << c.dump();
+    (expect ? inside : outside) = true;
+  }
+  EXPECT_TRUE(inside && outside);
+  const CliResult text = run_cli("tile --topk 0 --block-m 64,128 --block-n 32,64");
+  ASSERT_EQ(text.status, 0) << text.err;
+  std::size_t marked = 0;
+  for (std::size_t at = text.out.find("extrapolated"); at != std::string::npos; at = text.out.find("extrapolated", at + 1))
+    ++marked;
+  std::size_t narrow = 0;
+  for (const json& c : j["candidates"]) narrow += c["block_n"] == 32;
+  EXPECT_EQ(marked, narrow) << text.out;
+  const CliResult diag = run_cli("tile --diagnose --block-m 128 --block-n 32 --block-k 32 --stages 3 --threads 128");
+  EXPECT_NE(diag.out.find("   extrapolated            the tile is outside the space family triton was measured on"),
+            std::string::npos) << diag.out;
+  const CliResult in = run_cli("tile --diagnose --block-m 128 --block-n 64 --block-k 32 --stages 3 --threads 128");
+  EXPECT_EQ(in.out.find("extrapolated"), std::string::npos) << in.out;
+  const json seed = json::parse(run_cli("tile --format json --topk 1 --model seed").out);
+  EXPECT_TRUE(seed["candidates"][0]["in_measured_space"].is_null());
+}
+
+TEST(TileCli, NotesName_EachWarningsConstraint) {
+  // A priced spill of held operand tiles is a C2 warning: the notes column
+  // says "C2 spill" (not a C4 note).
+  const CliResult r = run_cli("tile --m 1000 --n 5001 --k 1000 --topk 0");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("C2 spill"), std::string::npos) << r.out;
+  const json j = json::parse(run_cli("tile --m 1000 --n 5001 --k 1000 --topk 0 --format json").out);
+  std::size_t c2 = 0, notes = 0;
+  for (const json& c : j["candidates"])
+    for (const json& w : c["warnings"]) c2 += w.get<std::string>().rfind("C2 ", 0) == 0;
+  for (std::size_t at = r.out.find("C2 spill"); at != std::string::npos; at = r.out.find("C2 spill", at + 1)) ++notes;
+  EXPECT_EQ(notes, c2);
+}
+
 TEST(TileCli, RepeatedValues_CountOnce) {
   // 128,128,128 is one block_M: 1 x 3 x 3 x 4 x 2 = 72 configurations (not
   // 216) in the calibrated default space (the triton family's measured

@@ -26,6 +26,9 @@ struct TileReport {
   std::size_t feasible_count = 0;  // of those, feasible for this problem
   std::size_t c1_c3_count = 0;     // sweep: of those, passing C1-C3 whatever the problem's K
   bool stages_inert = false;       // sweep: stages_have_no_effect (one configuration per tile)
+  // Calibrated model: the space its family was measured and fitted on; a
+  // candidate outside it is marked extrapolated (JSON in_measured_space).
+  std::optional<SearchSpace> measured_space;
   std::vector<Verdict> candidates; // ranked (sweep) or the one diagnosed
   bool split_space = false;        // the space holds split_k > 1: show the split column, emit SPLIT_K
   int64_t min_split_k = 1;         // sweep: the space's smallest split factor
