@@ -6,6 +6,7 @@
 // seed keeps failures reproducible.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -265,6 +266,43 @@ TEST(FuzzGemm, RankConfigsAndScoring_RandomLists) {
     std::vector<double> other(v.pick(12), 1.0);
     EXPECT_TRUE(std::isfinite(spearman(ms, other)) || std::isnan(spearman(ms, other)));
     (void)geomean(ms);
+  }
+}
+
+TEST(FuzzGemm, ShortlistAndSpaces_RandomLists) {
+  // distinct_tiles_first, stages_have_no_effect, in_space and default_space
+  // with random problems, configurations, verdicts and orders (indices out of
+  // range, wrong lengths): a permutation of the order given when the inputs
+  // agree, the order unchanged otherwise, never a crash.
+  Values v(7);
+  for (int i = 0; i < 20000; ++i) {
+    const GemmProblem p = v.pick(3) == 0 ? GemmProblem{v.dim(), v.dim(), v.dim()} : random_problem(v);
+    const Model model = v.pick(2) ? Model::seed : Model::calibrated;
+    (void)stages_have_no_effect(p, model);
+    std::vector<TileConfig> configs;
+    const std::size_t n = v.pick(10);
+    for (std::size_t j = 0; j < n; ++j) configs.push_back(random_config(v));
+    std::vector<Verdict> verdicts(v.pick(6) == 0 ? v.pick(10) : n);
+    for (std::size_t j = 0; j < verdicts.size() && j < n; ++j) {
+      verdicts[j].config = configs[j];
+      if (v.pick(2)) verdicts[j].failures.push(Finding{FindingKind::tail_wave, 0, 0});
+    }
+    std::vector<std::size_t> order(n);
+    for (std::size_t j = 0; j < n; ++j) order[j] = n - 1 - j;
+    if (v.pick(8) == 0 && n > 0) order[v.pick(n)] = static_cast<std::size_t>(v.any());
+    const std::vector<std::size_t> out = distinct_tiles_first(p, model, configs, verdicts, order);
+    ASSERT_EQ(out.size(), order.size());
+    std::vector<std::size_t> a = out, b = order;
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    EXPECT_EQ(a, b);
+    SearchSpace space;
+    if (v.pick(4) == 0) space.block_m.clear();
+    for (const TileConfig& c : configs) (void)in_space(space, c);
+    KernelFamily fam = default_family();
+    if (v.pick(4) == 0) fam.space.stages = {v.any()};
+    const SearchSpace d = default_space(model, fam);
+    EXPECT_EQ(d.split_k, std::vector<int64_t>{1});
   }
 }
 
