@@ -190,7 +190,7 @@ V12_HELD_OUT = [
 V14_HELD_OUT = [
     "1024x11001x1000:float16:rr", "4096x32001x1500:float16:rr", "256x5001x1500:float16:rr",
     "3072x3000x333:float16:rr",
-    "1000x32001x1500:float16:rr", "2000x11001x1000:float16:rr", "4001x5001x333:float16:rr",
+    "1000x32001x1500:float16:rr", "1500x11001x1000:float16:rr", "4001x5001x333:float16:rr",
     "333x3000x1500:float16:rr",
     "2048x5001x4096:float16:rr", "512x1500x2048:float16:rr",
     "4096x2048x1500:float16:rr", "1024x11008x333:float16:rr",
