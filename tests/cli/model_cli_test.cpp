@@ -165,7 +165,7 @@ TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   const CliResult miss = run_cli("validate " + data + " --max-top1-geomean 1.03 --max-top1-worst 1.10");
   EXPECT_EQ(miss.status, 1) << miss.out << miss.err;
   const CliResult bound =
-      run_cli("validate " + data + " --max-top1-geomean 1.10 --max-top1-worst 1.43 --max-top5-geomean 1.01");
+      run_cli("validate " + data + " --max-top1-geomean 1.10 --max-top1-worst 1.43 --max-top5-geomean 1.02");
   EXPECT_EQ(bound.status, 0) << bound.out << bound.err;
   // 6 tf32 + 20 rr:mnk + 1 rc:MNK + 6 rr:MnK
   EXPECT_NE(bound.out.find("shapes 33:"), std::string::npos) << bound.out;
