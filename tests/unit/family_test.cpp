@@ -137,6 +137,16 @@ TEST(Family, EveryRule_IsAnErrorNamingTheKey) {
        "spill_per_element 2000000 must be a finite number of magnitude at most 1000000"},
       {"/by_input_type/tfloat32/time/spill_access_cycles", json::object({{"value", -1}}), false,
        "spill_access_cycles -1 must be a finite number between 0 and 1e9 (for tfloat32)"},
+      {"/time/constants/paired_b_mn_cycles/value", -3, false,
+       "paired_b_mn_cycles -3 must be a finite number between 0 and 1e9"},
+      {"/time/constants/paired_b_mn_cycles/value", 2e9, false,
+       "paired_b_mn_cycles 2000000000 must be a finite number between 0 and 1e9"},
+      {"/time/constants/paired_b_mn_spill_free/value", -1, false,
+       "paired_b_mn_spill_free -1 must be a finite number between 0 and 1e9"},
+      {"/time/constants/paired_b_mn_spill_free/value", nullptr, false, "must be a number"},
+      {"/time/constants/paired_b_mn_spill_free", "many", false,
+       "'time.constants.paired_b_mn_spill_free' must be an object"},
+      {"/space/block_m", json::array(), false, "space.block_m"},
   };
   for (const BadFamily& c : cases) {
     json j = good;
