@@ -32,15 +32,18 @@ def plan(m, n, k, *, dtype="float16", out_dtype=None, a_layout="row", b_layout="
     (float16, bfloat16, float32; None: the CLI's default for dtype). a_layout, b_layout: row or col;
     lda, ldb, ldc: leading dimensions in elements (0: packed).
     device: a preset (tileplan.devices()); sm_count, smem_kb: override it as --sm-count, --smem-kb.
-    block_m, block_n, block_k, stages, threads, split_k: None for the default candidates, or an int
-    or a sequence of ints replacing them (split_k: the split factors of K, default 1 alone; a split
-    needs the calibrated model and a family with a split-K model, as --split-k).
+    block_m, block_n, block_k, stages, threads, split_k: None for the default candidates (the
+    calibrated model: its family's measured space; seed: the reference's), or an int or a sequence
+    of ints replacing them (split_k: the split factors of K, default 1 alone; a split needs the
+    calibrated model and a family with a split-K model, as --split-k). Beyond the family's space a
+    candidate's in_measured_space is False: its prediction extrapolates.
     top_k: candidates to return (0: every feasible one). model: calibrated or seed. family: a shipped
     kernel family by name (None: triton under the calibrated model); family_file: one from a file.
     instr: wgmma, mma or simt.
 
     Returns a Plan: a sequence of Candidate (best first) with the report's device, problem, model,
-    family, mode, space_size and feasible.
+    family, mode, space_size, feasible and stages_inert (True where neither operand can use
+    cp.async: one candidate per tile, the stage count changes nothing).
     """
     return _wrap(_tileplan.plan(locals()), Plan)
 
