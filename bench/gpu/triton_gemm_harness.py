@@ -195,6 +195,15 @@ V14_HELD_OUT = [
     "2048x5001x4096:float16:rr", "512x1500x2048:float16:rr",
     "4096x2048x1500:float16:rr", "1024x11008x333:float16:rr",
 ]
+# v16: fresh held-out cases of the gated classes that did not change today
+# (bf16, fp8 e4m3 with B K-major, fp16 aligned, fp16 with M not a multiple
+# of 16), measured after everything of v14 was frozen. Nothing is fitted on them.
+V16_HELD_OUT = [
+    "2048x8192x8192:bfloat16:rr", "512x28672x8192:bfloat16:rr", "4096x1024x8192:bfloat16:rr",
+    "2048x14336x4096:float8_e4m3:rc", "256x4096x14336:float8_e4m3:rc", "8192x8192x2048:float8_e4m3:rc",
+    "3072x3072x3072:float16:rr", "768x4096x16384:float16:rr", "64x14336x4096:float16:rr",
+    "1500x4096x4096:float16:rr", "3000x14336x4096:float16:rr", "200x8192x4096:float16:rr",
+]
 CASE_SETS = {
     "v5a": (V5A_CALIBRATION, V5A_HELD_OUT),
     "v5b": (V5B_CALIBRATION, V5B_HELD_OUT),
@@ -206,6 +215,7 @@ CASE_SETS = {
     "v11": (V11_CALIBRATION, []),
     "v12": ([], V12_HELD_OUT),
     "v14": ([], V14_HELD_OUT),
+    "v16": ([], V16_HELD_OUT),
 }
 
 BLOCK_MS = (64, 128, 256)
@@ -670,7 +680,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True, help="output folder (created)")
     ap.add_argument("--shapes", help="comma list of cases (MxNxK or MxNxK:dtype:LL, L = r|c), or the sets "
-                    "'calibration' / 'heldout' (fp16 v1-v3), 'v5a', 'v5b', 'v6', 'v7', 'v8', 'v9', 'v10', 'v11', 'v12', 'v14' "
+                    "'calibration' / 'heldout' (fp16 v1-v3), 'v5a', 'v5b', 'v6', 'v7', 'v8', 'v9', 'v10', 'v11', 'v12', 'v14', 'v16' "
                     "(default: all fp16 calibration shapes, then all held-out ones)")
     ap.add_argument("--configs", help="comma list of configuration keys to run")
     ap.add_argument("--case-configs", help="JSON file {case: [configuration keys]}: run those cases, each "
