@@ -204,6 +204,22 @@ V16_HELD_OUT = [
     "3072x3072x3072:float16:rr", "768x4096x16384:float16:rr", "64x14336x4096:float16:rr",
     "1500x4096x4096:float16:rr", "3000x14336x4096:float16:rr", "200x8192x4096:float16:rr",
 ]
+# v17: a survey of classes no earlier set measured (bf16 and fp8 with M, N or
+# K not a multiple of 16, tf32 with M not, fp16 with M and N not), held out,
+# measured with the model as of commit 35ae63d: how the frozen model does on
+# input types and divisibility classes it was never fitted on.
+V17_HELD_OUT = [
+    "1000x4096x4096:bfloat16:rr", "333x14336x4096:bfloat16:rr", "3000x8192x2048:bfloat16:rr",
+    "1024x50257x4096:bfloat16:rr", "4096x32001x2048:bfloat16:rr",
+    "1500x11001x1000:bfloat16:rr",
+    "2048x4096x1000:bfloat16:rr", "4096x11008x1500:bfloat16:rr",
+    "1000x4096x4096:float8_e4m3:rc", "333x14336x4096:float8_e4m3:rc", "3000x8192x2048:float8_e4m3:rc",
+    "2048x50257x4096:float8_e4m3:rc", "512x32001x4096:float8_e4m3:rc",
+    "1000x50257x4096:float8_e4m3:rc",
+    "2048x4096x1000:float8_e4m3:rc", "4096x8192x1500:float8_e4m3:rc",
+    "1000x4096x4096:tfloat32:rr", "333x8192x2048:tfloat32:rr",
+    "1000x50257x4096:float16:rr", "333x32001x4096:float16:rr",
+]
 CASE_SETS = {
     "v5a": (V5A_CALIBRATION, V5A_HELD_OUT),
     "v5b": (V5B_CALIBRATION, V5B_HELD_OUT),
@@ -216,6 +232,7 @@ CASE_SETS = {
     "v12": ([], V12_HELD_OUT),
     "v14": ([], V14_HELD_OUT),
     "v16": ([], V16_HELD_OUT),
+    "v17": ([], V17_HELD_OUT),
 }
 
 BLOCK_MS = (64, 128, 256)
