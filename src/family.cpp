@@ -171,7 +171,8 @@ void read_constants(Reader& rd, const json& section, std::string_view section_na
     // Constants added after format 1's first files: absent reads as 0.
     const bool optional = info[i].name == "transpose_cycles" || info[i].name == "paired_narrow_cycles" ||
                           info[i].name == "spill_access_cycles" || info[i].name == "spill_per_element" ||
-                          info[i].name == "paired_b_mn_cycles" || info[i].name == "paired_b_mn_spill_free";
+                          info[i].name == "paired_b_mn_cycles" || info[i].name == "paired_b_mn_spill_free" ||
+                          info[i].name == "tail_sync";
     const json* c = rd.object(*constants, info[i].name, cpath, !optional);
     if (!c) {
       if (rd.failed()) return;
@@ -290,6 +291,9 @@ Status check_time_constants(const TimeConstants& c) {
   if (!(c.spill_factor >= 1))
     return Error{ErrorKind::invalid_argument, "spill_factor",
                  fmt::format("spill_factor {} must be at least 1: spilling never speeds a kernel up", c.spill_factor)};
+  if (!(c.tail_sync <= 1))
+    return Error{ErrorKind::invalid_argument, "tail_sync",
+                 fmt::format("tail_sync {} must be at most 1: it is a share of the last round", c.tail_sync)};
   return {};
 }
 

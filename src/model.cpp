@@ -238,8 +238,14 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   const int64_t full_rounds = per_sm / b, rest = per_sm % b;
   // With more programs than places, blocks start and end staggered: the SM
   // runs b at a time throughout (per_sm/b rounds of b). With fewer, they
-  // start together and run as one round.
-  const double sm_us = full_rounds ? static_cast<double>(per_sm) / static_cast<double>(b) * tile_us(b) : tile_us(rest);
+  // start together and run as one round. A partial last round (rest
+  // programs after the full rounds) runs in part on its own: tail_sync of
+  // it as a round of rest programs after the full rounds, the rest staggered.
+  double sm_us = full_rounds ? static_cast<double>(per_sm) / static_cast<double>(b) * tile_us(b) : tile_us(rest);
+  if (full_rounds && rest && k.tail_sync > 0) {
+    const double sync_us = static_cast<double>(full_rounds) * tile_us(b) + tile_us(rest);
+    sm_us += std::min(k.tail_sync, 1.0) * (sync_us - sm_us);
+  }
 
   const double dram_us = gemm_dram / (dev.dram_bandwidth_gbps * 1e3);
   // The SMs' time and DRAM's time overlap in part: their Euclidean norm

@@ -575,7 +575,9 @@ int fit_time(const Device& dev, const std::vector<Dataset>& sets, int restarts, 
     auto v = base;
     for (std::size_t i = 0; i < kFree; ++i)
       if (!is_fixed(i)) v[i] = std::exp(x[i]);
-    return time_constants_from(v);
+    TimeConstants k = time_constants_from(v);
+    k.tail_sync = std::min(k.tail_sync, 1.0);  // a share
+    return k;
   };
   std::function<double(const Vec<kFree>&)> f = [&](const Vec<kFree>& x) {
     const TimeConstants k = unpack(x);
