@@ -205,6 +205,28 @@ TEST(Predict, SpillFactor_MultipliesTheTime) {
   EXPECT_DOUBLE_EQ(spilled, clean * triton().time.spill_factor);
 }
 
+// tail_sync prices an SM's last, partial round: 1536x4096x4096 in 128x128
+// tiles is 384 programs, 3 on the busiest SM; two at a time leaves a third
+// alone. 4096^3 (1024 programs, 8 on the busiest SM) has no partial round.
+TEST(Predict, TailSync_PricesOnlyAPartialLastRound) {
+  const TileConfig c{128, 128, 64, 3, 128, Instr::wgmma};
+  auto at = [&](const GemmProblem& p, double sync) {
+    KernelFamily f = triton();
+    f.time.tail_sync = sync;
+    return predict(h200(), p, c, 2, false, f).value().time_us;
+  };
+  const GemmProblem odd{1536, 4096, 4096}, even{4096, 4096, 4096};
+  EXPECT_GT(triton().time.tail_sync, 0.0);
+  EXPECT_LT(at(odd, 0.0), at(odd, 0.25));
+  EXPECT_LT(at(odd, 0.25), at(odd, 1.0));
+  EXPECT_DOUBLE_EQ(at(even, 0.0), at(even, 1.0));
+  KernelFamily bad = triton();
+  bad.time.tail_sync = 1.5;
+  const Status s = check_family(bad);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().param, "tail_sync");
+}
+
 TEST(Predict, Bound_NamesTheLimit) {
   const TileConfig big{128, 256, 64, 4, 256, Instr::wgmma};
   // 8192^3: plenty of tiles, long K: the MMAs bound it.
