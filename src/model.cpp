@@ -135,6 +135,9 @@ TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem
   const bool paired_b_mn = t.paired_narrow && p.b_layout == Layout::row;
   t.narrow_us = ((loads_a + loads_b) * (t.paired_narrow ? k.paired_narrow_cycles : k.narrow_access_cycles) +
                  (paired_b_mn ? loads_b * k.paired_b_mn_cycles : 0.0)) / dev.boost_clock_mhz;
+  // Of those, paired_narrow_cycles' share occupies the SM's issue slots but
+  // not the program's own path (the loads of one iteration overlap each other).
+  t.issue_only_us = t.paired_narrow ? (loads_a + loads_b) * k.paired_narrow_cycles / dev.boost_clock_mhz : 0.0;
   // B transposed on chip (tf32 B N-contiguous): issue cycles per 32 elements
   // of every B tile, in the program's issue path like the narrow loads.
   if (acc.b.transposed) {
@@ -218,7 +221,7 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   const int64_t stages_ahead = t.through_registers ? 1 : t.stages - 1;
   const double in_flight = static_cast<double>(std::max<int64_t>(std::min<int64_t>(stages_ahead, static_cast<int64_t>(kt)), 1));
   const double chain_us =
-      (load_us + latency_us) / in_flight + (t.paired_narrow ? t.narrow_us + t.mma_us : 0.0);
+      (load_us + latency_us) / in_flight + (t.paired_narrow ? t.narrow_us - t.issue_only_us + t.mma_us : 0.0);
   // A program issues its narrow loads and its MMAs in turn; programs sharing
   // the SM overlap one's loads with another's MMAs.
   const double mma_us = t.mma_us;

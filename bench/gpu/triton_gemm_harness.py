@@ -233,6 +233,17 @@ V18_HELD_OUT = [
     "1400x4096x4096:float8_e4m3:rc", "333x8192x8192:float8_e4m3:rc",
     "1500x3000x1000:float16:rr", "3000x5001x1000:float16:rr",
 ]
+# v19: fresh held-out cases after paired_narrow_cycles moved to the SM's
+# issue slots only and the paired constants were refitted (frozen): the
+# classes with both operands through registers, fp16 and bf16.
+V19_HELD_OUT = [
+    "1400x7001x1000:float16:rr", "600x32001x1500:float16:rr", "2500x3000x1500:float16:rr",
+    "900x50257x1000:float16:rr",
+    "3072x7001x1500:float16:rr", "768x32001x1000:float16:rr",
+    "1400x4001x1500:float16:rc", "600x11001x1000:float16:rc",
+    "2048x7168x1500:float16:rc", "1024x14336x1000:float16:rc",
+    "1400x7001x1000:bfloat16:rr", "900x50257x1500:bfloat16:rr",
+]
 CASE_SETS = {
     "v5a": (V5A_CALIBRATION, V5A_HELD_OUT),
     "v5b": (V5B_CALIBRATION, V5B_HELD_OUT),
@@ -247,6 +258,7 @@ CASE_SETS = {
     "v16": ([], V16_HELD_OUT),
     "v17": ([], V17_HELD_OUT),
     "v18": ([], V18_HELD_OUT),
+    "v19": ([], V19_HELD_OUT),
 }
 
 BLOCK_MS = (64, 128, 256)

@@ -74,7 +74,7 @@ namespace tileplan {
   X(narrow_access_cycles, "cycles", "SM cycles per warp-wide narrow load or store (an operand without 16-byte vectors)") \
   X(kmajor_wide_n, "", "MMA slowdown per 128 warpgroup columns beyond 128 when B sits K-major in shared memory") \
   X(transpose_cycles, "cycles", "SM cycles per 32 elements of B transposed on chip (tf32 B stored N-contiguous)") \
-  X(paired_narrow_cycles, "cycles", "SM cycles per warp-wide narrow load when both operands go through registers; they also sit in the program's path (0 here and in paired_b_mn_cycles: priced like one narrow operand)") \
+  X(paired_narrow_cycles, "cycles", "SM cycles per warp-wide narrow load (A's and B's) when both operands go through registers, in the SM's issue slots but not the program's own path (0 here and in paired_b_mn_cycles: priced like one narrow operand)") \
   X(spill_access_cycles, "cycles", "SM cycles per warp and main-loop iteration for each register spilled by operand tiles held in registers (0: spill_factor prices every spill)") \
   X(paired_b_mn_cycles, "cycles", "SM cycles added per warp-wide narrow load of an N-contiguous B (b_layout row) when both operands go through registers") \
   X(paired_b_mn_spill_free, "regs", "registers that a kernel with both operands through registers and an N-contiguous B spills at no cost; the rest are priced by spill_access_cycles") \

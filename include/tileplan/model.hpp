@@ -56,7 +56,8 @@ struct TileCosts {
   double spill_us = 0;      // of narrow_us, registers spilled by held operand tiles (spill_access_cycles)
   double narrow_store_us = 0;  // the epilogue's narrow stores of C
   bool through_registers = false;  // an operand is not pipelined: one stage in flight
-  bool paired_narrow = false;      // both are, priced by paired_narrow_cycles (narrow loads in the path)
+  bool paired_narrow = false;      // both are: paired_narrow_cycles and paired_b_mn_cycles price their loads
+  double issue_only_us = 0;        // of narrow_us, paired_narrow_cycles' share: issue slots, not the program's path
   double stage_bytes = 0;   // operand bytes of one iteration
   double c_tile_bytes = 0;  // output bytes of one tile
 };

@@ -102,12 +102,9 @@ TEST(TimeConstants, ArrayRoundTrip) {
   const TimeConstants back = time_constants_from(to_array(k));
   EXPECT_EQ(to_array(back), to_array(k));
   // Every base constant is in use, except transpose_cycles (only tf32 with B
-  // stored N-contiguous transposes on chip: its by_input_type override) and
-  // paired_narrow_cycles (held at 0: with both operands through registers,
-  // the narrow loads of A and of a K-contiguous B cost nothing beside their
-  // latency; paired_b_mn_cycles prices an N-contiguous B's).
+  // stored N-contiguous transposes on chip: its by_input_type override).
   for (std::size_t i = 0; i < kTimeConstantCount; ++i) {
-    if (time_constant_info()[i].name == "transpose_cycles" || time_constant_info()[i].name == "paired_narrow_cycles")
+    if (time_constant_info()[i].name == "transpose_cycles")
       EXPECT_EQ(to_array(k)[i], 0.0);
     else
       EXPECT_GT(to_array(k)[i], 0.0) << time_constant_info()[i].name;
