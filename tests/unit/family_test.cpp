@@ -146,6 +146,13 @@ TEST(Family, EveryRule_IsAnErrorNamingTheKey) {
       {"/time/constants/paired_b_mn_spill_free/value", nullptr, false, "must be a number"},
       {"/time/constants/paired_b_mn_spill_free", "many", false,
        "'time.constants.paired_b_mn_spill_free' must be an object"},
+      // tail_sync: optional, a share (0 to 1) when present.
+      {"/time/constants/tail_sync/value", 1.5, false, "tail_sync 1.5 must be at most 1: it is a share of the last round"},
+      {"/time/constants/tail_sync/value", -0.25, false,
+       "tail_sync -0.25 must be a finite number between 0 and 1e9"},
+      {"/time/constants/tail_sync/value", "half", false, "must be a number"},
+      {"/by_input_type/float8_e4m3/time/tail_sync", json::object({{"value", 2}}), false,
+       "tail_sync 2 must be at most 1: it is a share of the last round (for float8_e4m3)"},
       {"/space/block_m", json::array(), false, "space.block_m"},
   };
   for (const BadFamily& c : cases) {
