@@ -17,7 +17,10 @@
 //   period(j) = max(j*t_mma, j*t_narrow, t_mma + t_narrow, j*t_load, (t_load + L)/in_flight)   j tiles sharing an SM
 //             in_flight = stages-1, or 1 when an operand goes through registers
 //   t_tile(j) = kt*period(j) + tile overhead + epilogue(j)
-//   per SM: n = ceil(tiles/SMs) programs, b at a time: n/b rounds of b (n >= b), or one round of n
+//   per SM: n = ceil(tiles/SMs) programs, b at a time: n/b rounds of b (n >= b), or one round of n;
+//             a partial last round (n mod b programs) counts tail_sync of the way to
+//             floor(n/b) rounds of b and then one round of n mod b
+//   both operands through registers: chain += t_narrow - (their loads * paired_narrow_cycles) + t_mma
 //   t_dram  = DRAM bytes under the grouped tile order / DRAM bandwidth
 //   time    = (launch + sqrt(t_SM^2 + t_dram^2)) * (spill_factor if the kernel spills) + t_reduce
 //
