@@ -51,10 +51,12 @@ def main():
     ap.add_argument("datasets", nargs="+")
     ap.add_argument("--split", default="heldout", choices=["heldout", "calibration", "all"])
     ap.add_argument("--tileplan", default="build/release/tileplan")
+    ap.add_argument("--family-file", help="score this family file's calibrated model instead of the built-in triton family")
     ap.add_argument("--default", default="128x256x64_s4_w8", help="the fixed configuration to compare with")
     args = ap.parse_args()
 
-    run = subprocess.run([args.tileplan, "validate", *args.datasets, "--split", args.split, "--format", "json"],
+    extra = ["--family-file", args.family_file] if args.family_file else []
+    run = subprocess.run([args.tileplan, "validate", *args.datasets, "--split", args.split, "--format", "json", *extra],
                          capture_output=True, text=True)
     if run.returncode != 0:
         sys.exit(f"regime_table: tileplan validate failed: {run.stderr.strip()}")

@@ -48,6 +48,7 @@ Constraint constraint_of(FindingKind k) {
     case FindingKind::no_block_fits_smem: return Constraint::C1;
     case FindingKind::regs_per_thread:
     case FindingKind::held_tiles_spill:
+    case FindingKind::epilogue_spill:
     case FindingKind::no_block_fits_regs: return Constraint::C2;
     case FindingKind::tail_wave:
     case FindingKind::grid_below_sms:
@@ -79,6 +80,11 @@ std::string message(const Finding& f, const TileConfig& cfg) {
       return fmt::format("C2 about {} registers per thread spill beyond the limit of {}: operand tiles held in "
                          "registers (narrow loads or a transpose); the predicted time includes their local-memory "
                          "traffic",
+                         f.value, f.limit);
+    case FindingKind::epilogue_spill:
+      return fmt::format("C2 about {} registers per thread spill in the epilogue beyond the limit of {}: narrow "
+                         "stores of C hold an address per element; the predicted time includes their local-memory "
+                         "traffic, once per tile",
                          f.value, f.limit);
     case FindingKind::no_block_fits_smem:
       return fmt::format("C1 not one block fits on an SM: {} B of shared memory against {} B", f.value,
@@ -263,6 +269,10 @@ void check_resources(const TileConfig& cfg, const Device& dev, const GemmProblem
   v.regs_per_thread = r.regs_per_thread;
   v.spills = r.spills;
   v.spilled_registers = r.spilled_registers;
+  v.epilogue_spilled_registers = r.epilogue_spilled;
+  if (r.epilogue_spilled > 0)
+    v.warnings.push({FindingKind::epilogue_spill, static_cast<int64_t>(std::ceil(r.epilogue_spilled)),
+                     dev.regs_per_thread_max});
   if (r.spills && r.spilled_registers > 0 && price_held_spills)
     v.warnings.push({FindingKind::held_tiles_spill, static_cast<int64_t>(std::ceil(r.spilled_registers)),
                      dev.regs_per_thread_max});

@@ -37,8 +37,9 @@ double reference_traffic(const GemmProblem& p, const TileConfig& cfg);
 // Requires: as estimate_registers, blocks_per_sm >= 1, check_time_constants(k).
 //   spilled_registers: RegisterEstimate's; with k.spill_access_cycles > 0 it
 //   is priced per iteration in place of spill_factor.
+//   epilogue_spilled: RegisterEstimate's, priced once per tile (epilogue_spill_cycles).
 TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem& p, int64_t blocks_per_sm,
-                     bool spills, const TimeConstants& k, double spilled_registers = 0);
+                     bool spills, const TimeConstants& k, double spilled_registers = 0, double epilogue_spilled = 0);
 // Whether `k` prices a spill of held operand tiles per register.
 inline bool prices_held_spills(const TimeConstants& k) { return k.spill_access_cycles > 0; }
 // A split factor and the reduction's constants (model non-null when factor > 1).

@@ -172,7 +172,8 @@ void read_constants(Reader& rd, const json& section, std::string_view section_na
     const bool optional = info[i].name == "transpose_cycles" || info[i].name == "paired_narrow_cycles" ||
                           info[i].name == "spill_access_cycles" || info[i].name == "spill_per_element" ||
                           info[i].name == "paired_b_mn_cycles" || info[i].name == "paired_b_mn_spill_free" ||
-                          info[i].name == "tail_sync";
+                          info[i].name == "tail_sync" || info[i].name == "per_narrow_c_accumulator" ||
+                          info[i].name == "epilogue_spill_cycles";
     const json* c = rd.object(*constants, info[i].name, cpath, !optional);
     if (!c) {
       if (rd.failed()) return;

@@ -55,9 +55,9 @@ Result<Prediction> predict(const Device& dev, const GemmProblem& p, const TileCo
                              to_string(p.dtype), dev.name, dev.compute_capability)};
   if (Status s = check_split(p, cfg, family); !s.ok()) return s.error();
   const TimeConstants time = time_for(family, p.dtype);
-  const double spilled =
-      spills ? detail::estimate_registers(registers_for(family, p.dtype), dev, cfg, p).spilled_registers : 0.0;
-  const TileCosts t = detail::tile_costs(dev, cfg, p, blocks_per_sm, spills, time, spilled);
+  const RegisterEstimate r = detail::estimate_registers(registers_for(family, p.dtype), dev, cfg, p);
+  const TileCosts t =
+      detail::tile_costs(dev, cfg, p, blocks_per_sm, spills, time, spills ? r.spilled_registers : 0.0, r.epilogue_spilled);
   return detail::predict(dev, p, t, time, family.group_m, detail::split_of(cfg, family));
 }
 
@@ -93,7 +93,7 @@ Result<double> grouped_dram_bytes(const Device& dev, const GemmProblem& p, int64
 namespace detail {
 
 TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem& p, int64_t blocks_per_sm,
-                     bool spills, const TimeConstants& k, double spilled_registers) {
+                     bool spills, const TimeConstants& k, double spilled_registers, double epilogue_spilled) {
   TileCosts t;
   t.block_m = cfg.block_m;
   t.block_n = cfg.block_n;
@@ -158,6 +158,10 @@ TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem
   if (acc.c.vector_bytes < kMaxVectorBytes)
     t.narrow_store_us = warp_accesses(cfg.block_m * cfg.block_n, p.out_bytes(), acc.c.vector_bytes) *
                         k.narrow_access_cycles / dev.boost_clock_mhz;
+  // Registers the epilogue spills: a local store and load per register and
+  // warp, once per tile.
+  t.epilogue_spill_us =
+      epilogue_spilled * static_cast<double>(cfg.threads) / 32.0 * k.epilogue_spill_cycles / dev.boost_clock_mhz;
   t.c_tile_bytes = static_cast<double>(cfg.block_m * cfg.block_n * p.out_bytes());
   return t;
 }
@@ -214,7 +218,8 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   const double partial_bytes = splits ? static_cast<double>(s) * mn * 4.0 : 0.0;
   const double gemm_dram = splits ? dram - mn * static_cast<double>(p.out_bytes()) + partial_bytes : dram;
   const double c_tile_bytes = splits ? static_cast<double>(t.block_m * t.block_n) * 4.0 : t.c_tile_bytes;
-  const double narrow_store_us = splits ? 0.0 : t.narrow_store_us;
+  // A split kernel stores fp32 partial tiles with 16-byte vectors.
+  const double narrow_store_us = splits ? 0.0 : t.narrow_store_us + t.epilogue_spill_us;
 
   // One main-loop iteration of j programs sharing an SM: the MMAs and loads of
   // all j, or one program's pipeline round trip spread over the stages in flight.

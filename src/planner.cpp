@@ -52,6 +52,7 @@ void check(const TileConfig& cfg, const Device& dev, const GemmProblem& p, Model
   if (model == Model::seed) {  // the reference has no notion of spilling
     v.spills = false;
     v.spilled_registers = 0;
+    v.epilogue_spilled_registers = 0;
   }
 }
 
@@ -208,7 +209,8 @@ Planner::Table Planner::build_table(const GemmProblem& p) const {
             check(cfg, dev_, p, model_, regs, detail::Depth::until_failure, v, &t.time);
             if (!v.feasible()) continue;
             if (model_ == Model::calibrated)
-              t.costs.push_back(detail::tile_costs(dev_, cfg, p, v.blocks_per_sm, v.spills, t.time, v.spilled_registers));
+              t.costs.push_back(detail::tile_costs(dev_, cfg, p, v.blocks_per_sm, v.spills, t.time, v.spilled_registers,
+                                                   v.epilogue_spilled_registers));
             t.feasible.push_back(v);
           }
   return t;
@@ -290,7 +292,7 @@ Verdict diagnose_checked(const GemmProblem& p, const Device& dev, const TileConf
   v.dram_bytes = detail::reference_traffic(p, cfg);
   if (model == Model::calibrated && v.blocks_per_sm > 0 &&
       (cfg.instr == Instr::simt || tensor_tflops(dev, p.dtype) > 0) && check_split(p, cfg, family).ok()) {
-    const TileCosts costs = detail::tile_costs(dev, cfg, p, v.blocks_per_sm, v.spills, time, v.spilled_registers);
+    const TileCosts costs = detail::tile_costs(dev, cfg, p, v.blocks_per_sm, v.spills, time, v.spilled_registers, v.epilogue_spilled_registers);
     finish_calibrated(v, p, dev, costs, time, family);
   }
   return v;
@@ -323,7 +325,7 @@ Result<std::optional<SplitAdvice>> split_advice(const GemmProblem& p, const Devi
   Verdict v = diagnose_checked(p, dev, one, Model::calibrated, family);
   if (!v.feasible() || !v.predicted || !std::isfinite(v.predicted_us)) return std::optional<SplitAdvice>{};
   const TimeConstants time = time_for(family, p.dtype);
-  const TileCosts costs = detail::tile_costs(dev, one, p, v.blocks_per_sm, v.spills, time, v.spilled_registers);
+  const TileCosts costs = detail::tile_costs(dev, one, p, v.blocks_per_sm, v.spills, time, v.spilled_registers, v.epilogue_spilled_registers);
   SplitAdvice a;
   a.unsplit_us = a.best_us = v.predicted_us;
   const int64_t kt = detail::ceil_div(p.k, cfg.block_k);

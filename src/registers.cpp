@@ -85,11 +85,22 @@ RegisterEstimate estimate_registers(const RegisterProfile& prof, const Device& d
   const double demand = prof.base + prof.per_accumulator * static_cast<double>(r.accumulators) +
                         prof.per_a_vector * a_vectors + prof.per_b_vector * b_vectors +
                         prof.per_register_element * narrow_elems;
-  r.demand = std::max<int64_t>(std::llround(demand), 1);
+  // Narrow stores of C: the epilogue holds an address per output element.
+  const double epilogue = acc.c.vector_bytes < kMaxVectorBytes
+                              ? prof.per_narrow_c_accumulator * static_cast<double>(r.accumulators)
+                              : 0.0;
+  r.demand = std::max<int64_t>(std::llround(std::max(demand, epilogue)), 1);
   r.regs_per_thread = std::min(r.demand, dev.regs_per_thread_max);
   const double per_held = spill_cost_per_held(prof);
-  const double over = static_cast<double>(r.accumulators) + per_held * held_elems +
-                     prof.spill_reserve - static_cast<double>(dev.regs_per_thread_max);
+  const double limit = static_cast<double>(dev.regs_per_thread_max);
+  double over = static_cast<double>(r.accumulators) + per_held * held_elems + prof.spill_reserve - limit;
+  // With both operands through registers the compiler spills the epilogue's
+  // excess in the main loop too (measured: data/h200-triton-v5b and -v9);
+  // otherwise the epilogue spills on its own, once per tile.
+  if (acc.a.through_registers && acc.b.through_registers)
+    over = std::max(over, epilogue - limit);
+  else
+    r.epilogue_spilled = std::max(0.0, epilogue - limit);
   r.spills = over > 0;
   r.spilled_registers = r.spills && held_elems > 0 ? over : 0.0;
   r.held_elements = held_elems;

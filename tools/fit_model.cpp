@@ -6,6 +6,8 @@
 //   tileplan_fit --registers DATASET...   register profile, on every compiled configuration
 //   tileplan_fit --spill-rule DATASET...  the spill rule alone (spill_per_element, spill_reserve), on the
 //                                         compiled configurations' spill flags
+//   tileplan_fit --epilogue-rule DATASET... the epilogue rule alone (per_narrow_c_accumulator), on the
+//                                         compiled configurations with narrow stores of C
 //   tileplan_fit --time DATASET...        run-time constants, on calibration shapes only
 //   common options: --family NAME | --family-file PATH  the family to start from (triton)
 //                   --device NAME                       the preset the data were measured on (the family's)
@@ -150,7 +152,7 @@ RegisterFigures register_figures(const Device& dev, const RegisterProfile& prof,
     if (!o.ok()) continue;  // a dataset row outside the occupancy rules' domain: not comparable
     f.blocks_equal += o->blocks_per_sm == c.blocks_per_sm;
     f.within_16 += std::llabs(r.regs_per_thread - c.regs_per_thread) <= 16;
-    f.spill_equal += r.spills == (c.spills > 0);
+    f.spill_equal += (r.spills || r.epilogue_spilled > 0) == (c.spills > 0);  // the compiler counts either
     f.mean_abs += static_cast<double>(std::llabs(r.regs_per_thread - c.regs_per_thread));
   }
   f.mean_abs /= static_cast<double>(std::max<std::size_t>(f.compiled, 1));
@@ -369,6 +371,79 @@ int fit_spill_rule(const Device& dev, const std::vector<Dataset>& sets, KernelFa
   return 0;
 }
 
+// The epilogue rule alone: per_narrow_c_accumulator on a grid (0 to 4 in
+// steps of 0.05), for the most blocks/SM and spill flags equal to the
+// driver's and the compiler's over the compiled configurations of `type`
+// whose C is stored with narrow stores; ties go to the smallest mean
+// |registers error| of the configurations below the limit. The other
+// constants stay the starting family's.
+int fit_epilogue_rule(const Device& dev, const std::vector<Dataset>& sets, KernelFamily& fam, DType type) {
+  const RegisterProfile start = registers_for(fam, type);
+  std::vector<std::pair<const MeasuredConfig*, GemmProblem>> rows;
+  for (const Dataset& d : sets)
+    for (const MeasuredConfig& c : d.configs) {
+      if (!c.compiled || class_dtype(c.klass) != type) continue;
+      const GemmProblem p = class_problem(c.klass);
+      if (problem_access(p).c.vector_bytes < kMaxVectorBytes) rows.emplace_back(&c, p);
+    }
+  if (rows.empty()) {
+    fmt::print(stderr, "tileplan_fit: no compiled configuration of {} with narrow stores of C in the data\n",
+               to_string(type));
+    return 2;
+  }
+  struct Score {
+    std::size_t blocks = 0, spills = 0;
+    double mean_abs = 0;
+  };
+  auto score = [&](const RegisterProfile& p) {
+    Score s;
+    std::size_t below = 0;
+    for (const auto& [c, problem] : rows) {
+      const RegisterEstimate r = detail::estimate_registers(p, dev, c->config, problem);
+      const Result<Occupancy> o =
+          occupancy(dev, {c->config.threads, r.regs_per_thread, 0, c->smem_bytes, std::nullopt});
+      s.blocks += o.ok() && o->blocks_per_sm == c->blocks_per_sm;
+      s.spills += (r.spills || r.epilogue_spilled > 0) == (c->spills > 0);
+      if (c->regs_per_thread < dev.regs_per_thread_max && r.regs_per_thread < dev.regs_per_thread_max) {
+        s.mean_abs += static_cast<double>(std::llabs(r.regs_per_thread - c->regs_per_thread));
+        ++below;
+      }
+    }
+    s.mean_abs /= static_cast<double>(std::max<std::size_t>(below, 1));
+    return s;
+  };
+  const Score was = score(start);
+  RegisterProfile best = start;
+  Score top = was;
+  for (int e = 0; e <= 80; ++e) {
+    RegisterProfile q = start;
+    q.per_narrow_c_accumulator = e / 20.0;
+    const Score s = score(q);
+    const std::size_t n = s.blocks + s.spills, m = top.blocks + top.spills;
+    if (n > m || (n == m && s.mean_abs < top.mean_abs - 1e-12)) top = s, best = q;
+  }
+  fmt::print("input type {}: {} compiled configurations with narrow stores of C; blocks/SM equal {} and spill flags "
+             "equal {} with per_narrow_c_accumulator {:.2f} (mean |error| {:.1f}); {} and {} with {:.2f} (mean |error| "
+             "{:.1f}, the grid's best)\n",
+             to_string(type), rows.size(), was.blocks, was.spills, start.per_narrow_c_accumulator, was.mean_abs,
+             top.blocks, top.spills, best.per_narrow_c_accumulator, top.mean_abs);
+  const auto& info = register_constant_info();
+  const std::size_t k = static_cast<std::size_t>(
+      std::find_if(info.begin(), info.end(), [](const ConstantInfo& c) { return c.name == "per_narrow_c_accumulator"; }) -
+      info.begin());
+  if (type == DType::float16) {
+    fam.regs.per_narrow_c_accumulator = best.per_narrow_c_accumulator;
+    fam.regs_sources[k] = "grid search for blocks/SM and spill flags with narrow stores of C (registers.fitted_on: the "
+                          "epilogue rule)";
+    return 0;
+  }
+  const auto it = overrides_of(fam, type);
+  it->regs[k] = best.per_narrow_c_accumulator;
+  it->regs_sources[k] = "grid search for blocks/SM and spill flags with narrow stores of C (the type's fitted_on: its "
+                        "--epilogue-rule command)";
+  return 0;
+}
+
 // ---- run time ---------------------------------------------------------------------------
 
 struct Sample {
@@ -376,6 +451,7 @@ struct Sample {
   int64_t blocks_per_sm;
   bool spills;
   double spilled_registers;  // of a spill by held operand tiles (RegisterEstimate)
+  double epilogue_spilled;   // registers the epilogue spills (RegisterEstimate)
   double ms;
 };
 // Ranked and fitted like any other: no spill, or one the constants price per register.
@@ -420,7 +496,7 @@ std::vector<FitShape> calibration_shapes(const Device& dev, const std::vector<Da
           TileCheck v;
           detail::check_resources(cfg, dev, m.problem, regs, OccupancyRule::hardware, detail::Depth::full, v);
           if (v.blocks_per_sm < 1) continue;
-          s.samples.push_back({cfg, v.blocks_per_sm, v.spills, v.spilled_registers, ms});
+          s.samples.push_back({cfg, v.blocks_per_sm, v.spills, v.spilled_registers, v.epilogue_spilled_registers, ms});
           s.best_ms = std::min(s.best_ms, ms);
         }
         out.push_back(std::move(s));
@@ -431,7 +507,8 @@ std::vector<FitShape> calibration_shapes(const Device& dev, const std::vector<Da
 }
 
 double predict_sample(const Device& dev, const FitShape& s, const Sample& x, const TimeConstants& k, int64_t group_m) {
-  const TileCosts c = detail::tile_costs(dev, x.config, s.problem, x.blocks_per_sm, x.spills, k, x.spilled_registers);
+  const TileCosts c = detail::tile_costs(dev, x.config, s.problem, x.blocks_per_sm, x.spills, k, x.spilled_registers,
+                                         x.epilogue_spilled);
   return detail::predict_us(dev, s.problem, c, k, group_m);
 }
 
@@ -669,6 +746,7 @@ int show_shape(const Device& dev, const std::vector<Dataset>& sets, const std::s
 constexpr const char* kUsage =
     "usage: tileplan_fit --registers [--input-type T] [COMMON]... DATASET...\n"
     "       tileplan_fit --spill-rule [--input-type T] [--set spill_per_element=X --set spill_reserve=Y] [COMMON]... DATASET...\n"
+    "       tileplan_fit --epilogue-rule [--input-type T] [COMMON]... DATASET...\n"
     "       tileplan_fit --time [--input-type T] [--restarts N] [--iterations N] [--fix NAME]... [--set NAME=VALUE]... "
     "[COMMON]... DATASET...\n"
     "       tileplan_fit --show MxNxK [--rows N] [COMMON]... DATASET...\n"
@@ -702,6 +780,18 @@ std::string quoted_list(const std::vector<std::string>& items) {
   return s;
 }
 
+// A record of how the registers were fitted, with the rule that starts with
+// `marker` (up to the next rule's "; the ") replaced by `marker` + `text`,
+// appended.
+std::string with_rule(const std::string& record, std::string_view marker, const std::string& text) {
+  std::string rest = record;
+  if (const std::size_t at = rest.find(marker); at != std::string::npos) {
+    const std::size_t next = rest.find("; the ", at + marker.size());
+    rest.erase(at, next == std::string::npos ? std::string::npos : next - at);
+  }
+  return fmt::format("{}{}{}", rest, marker, text);
+}
+
 }  // namespace
 }  // namespace tileplan
 
@@ -720,7 +810,7 @@ int main(int argc, char** argv) {
       fmt::print("{}", kUsage);
       return 0;
     }
-    if (a == "--registers" || a == "--time" || a == "--spill-rule") {
+    if (a == "--registers" || a == "--time" || a == "--spill-rule" || a == "--epilogue-rule") {
       mode = a;
     } else if (a == "--restarts" && has_value) {
       const auto v = count(0, 1000);
@@ -820,6 +910,7 @@ int main(int argc, char** argv) {
   command += " " + quoted_list(dirs);
   const int status = mode == "--registers"    ? fit_registers(dev, sets, fam, *type)
                      : mode == "--spill-rule" ? fit_spill_rule(dev, sets, fam, *type, spill_rule)
+                     : mode == "--epilogue-rule" ? fit_epilogue_rule(dev, sets, fam, *type)
                                               : fit_time(dev, sets, restarts, iterations, fixed, overrides, fam, *type);
   if (status != 0) return status;
   if (*type != DType::float16) {
@@ -830,12 +921,14 @@ int main(int argc, char** argv) {
     if (std::find(fam.input_types.begin(), fam.input_types.end(), t) == fam.input_types.end()) fam.input_types.push_back(t);
   } else if (mode == "--spill-rule") {
     // The rule replaces the record of an earlier one.
-    constexpr std::string_view kRule = "; the spill rule (spill_per_element, spill_reserve): ";
-    const std::string before = fam.regs_fitted_on.substr(0, fam.regs_fitted_on.find(kRule));
-    fam.regs_fitted_on =
-        fmt::format("{}{}{} (compiled configurations' spill flags); `{}`", before, kRule, quoted_list(dirs), command);
-  }
-  else if (mode == "--registers")
+    fam.regs_fitted_on = with_rule(fam.regs_fitted_on, "; the spill rule (spill_per_element, spill_reserve): ",
+                                   fmt::format("{} (compiled configurations' spill flags); `{}`", quoted_list(dirs), command));
+  } else if (mode == "--epilogue-rule") {
+    fam.regs_fitted_on = with_rule(fam.regs_fitted_on, "; the epilogue rule (per_narrow_c_accumulator): ",
+                                   fmt::format("{} (compiled configurations with narrow stores of C: blocks/SM and "
+                                               "spill flags); `{}`",
+                                               quoted_list(dirs), command));
+  } else if (mode == "--registers")
     fam.regs_fitted_on = fmt::format("{} (compiled configurations: n_regs and occupancy as the driver reports them; "
                                      "least squares, then a coordinate search for blocks/SM); `{}`",
                                      quoted_list(dirs), command);

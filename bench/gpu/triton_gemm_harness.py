@@ -244,6 +244,32 @@ V19_HELD_OUT = [
     "2048x7168x1500:float16:rc", "1024x14336x1000:float16:rc",
     "1400x7001x1000:bfloat16:rr", "900x50257x1500:bfloat16:rr",
 ]
+# v20: calibration cases for the epilogue with narrow stores of C (N not a
+# multiple of 16) while both operands still move with 16-byte vectors (B
+# K-major, K a multiple of 16): no earlier calibration set held such a class.
+V20_CALIBRATION = [
+    "2048x50257x4096:float16:rc", "4096x11001x2048:float16:rc",
+    "1000x32001x4096:float16:rc", "3000x5001x2048:float16:rc",
+    "4096x32001x2048:bfloat16:rc", "1024x11001x4096:bfloat16:rc",
+    "4096x50257x4096:float8_e4m3:rc", "8192x11001x2048:float8_e4m3:rc",
+    "3000x32001x4096:float8_e4m3:rc", "1500x5001x8192:float8_e4m3:rc", "333x50257x4096:float8_e4m3:rc",
+]
+# v21 and v22: fresh held-out cases after the epilogue rule was frozen
+# (per_narrow_c_accumulator, epilogue_spill_cycles and the paired constants
+# refitted): every kind of class that stores C with narrow stores. v21: A and
+# B row-major (both operands through registers, or B alone); v22: B K-major
+# (both operands with 16-byte vectors), fp16, bf16 and fp8.
+V21_HELD_OUT = [
+    "2000x5001x1000:float16:rr", "800x11001x1500:float16:rr", "4096x3001x1000:float16:rr",
+    "1200x32001x1000:bfloat16:rr",
+    "3072x5001x4096:float16:rr", "1024x32001x2048:float16:rr", "4096x11001x4096:bfloat16:rr",
+    "1000x11001x2048:float16:rr",
+]
+V22_HELD_OUT = [
+    "4096x5001x4096:float16:rc", "1500x11001x2048:float16:rc", "2048x50257x2048:bfloat16:rc",
+    "2048x32001x8192:float8_e4m3:rc", "1024x5001x4096:float8_e4m3:rc",
+    "1000x11001x4096:float8_e4m3:rc", "3000x50257x2048:float8_e4m3:rc",
+]
 CASE_SETS = {
     "v5a": (V5A_CALIBRATION, V5A_HELD_OUT),
     "v5b": (V5B_CALIBRATION, V5B_HELD_OUT),
@@ -259,6 +285,9 @@ CASE_SETS = {
     "v17": ([], V17_HELD_OUT),
     "v18": ([], V18_HELD_OUT),
     "v19": ([], V19_HELD_OUT),
+    "v20": (V20_CALIBRATION, []),
+    "v21": ([], V21_HELD_OUT),
+    "v22": ([], V22_HELD_OUT),
 }
 
 BLOCK_MS = (64, 128, 256)

@@ -56,6 +56,7 @@ enum class FindingKind : uint8_t {
   fp8_b_not_k_major,    // C3 warning: value = limit = 0; fp8 B stored N-contiguous
   split_exceeds_k_tiles,// C4 failure: value = split_k, limit = ceil(K/block_K)
   held_tiles_spill,     // C2 warning: value = registers spilled (estimate), limit = max per thread; priced
+  epilogue_spill,       // C2 warning: value = registers the epilogue spills (estimate), limit = max per thread
 };
 struct Finding {
   FindingKind kind;
@@ -116,6 +117,7 @@ struct TileCheck {
   Limiter occupancy_limiter = Limiter::none;  // hardware rule only
   bool spills = false;                         // the register estimate says the kernel spills
   double spilled_registers = 0;                // of a spill by operand tiles held in registers: how many
+  double epilogue_spilled_registers = 0;       // registers the epilogue spills (narrow stores of C), once per tile
   int64_t grid = 0;
   int64_t waves = 0;
   double last_wave_fill = 0.0;

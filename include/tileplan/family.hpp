@@ -78,7 +78,8 @@ namespace tileplan {
   X(spill_access_cycles, "cycles", "SM cycles per warp and main-loop iteration for each register spilled by operand tiles held in registers (0: spill_factor prices every spill)") \
   X(paired_b_mn_cycles, "cycles", "SM cycles added per warp-wide narrow load of an N-contiguous B (b_layout row) when both operands go through registers") \
   X(paired_b_mn_spill_free, "regs", "registers that a kernel with both operands through registers and an N-contiguous B spills at no cost; the rest are priced by spill_access_cycles") \
-  X(tail_sync, "", "share (0 to 1) of an SM's last, partial round of programs that runs on its own instead of staggered among the full rounds")
+  X(tail_sync, "", "share (0 to 1) of an SM's last, partial round of programs that runs on its own instead of staggered among the full rounds") \
+  X(epilogue_spill_cycles, "cycles", "SM cycles per warp and tile for each register the epilogue spills (narrow stores of C), once per tile")
 
 struct TimeConstants {
 #define TILEPLAN_X(name, unit, desc) double name = 0;

@@ -17,6 +17,8 @@
 //   period(j) = max(j*t_mma, j*t_narrow, t_mma + t_narrow, j*t_load, (t_load + L)/in_flight)   j tiles sharing an SM
 //             in_flight = stages-1, or 1 when an operand goes through registers
 //   t_tile(j) = kt*period(j) + tile overhead + epilogue(j)
+//   epilogue = epilogue_factor * C tile bytes / bw_per_SM + narrow stores of C
+//             + registers the epilogue spills * warps * epilogue_spill_cycles / clock
 //   per SM: n = ceil(tiles/SMs) programs, b at a time: n/b rounds of b (n >= b), or one round of n;
 //             a partial last round (n mod b programs) counts tail_sync of the way to
 //             floor(n/b) rounds of b and then one round of n mod b
@@ -58,6 +60,7 @@ struct TileCosts {
   double transpose_us = 0;  // of narrow_us, the on-chip transpose of B (tf32 B N-contiguous)
   double spill_us = 0;      // of narrow_us, registers spilled by held operand tiles (spill_access_cycles)
   double narrow_store_us = 0;  // the epilogue's narrow stores of C
+  double epilogue_spill_us = 0;  // the epilogue's spilled registers (narrow stores of C), once per tile
   bool through_registers = false;  // an operand is not pipelined: one stage in flight
   bool paired_narrow = false;      // both are: paired_narrow_cycles and paired_b_mn_cycles price their loads
   double issue_only_us = 0;        // of narrow_us, paired_narrow_cycles' share: issue slots, not the program's path

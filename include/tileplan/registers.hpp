@@ -17,6 +17,14 @@
 //   spills       = accumulators + spill_per_element*held_elems + spill_reserve > regs_per_thread_max
 //                  (spill_per_element 0: per_register_element)
 //   spilled      = that sum - regs_per_thread_max, when held_elems > 0 and it spills (else 0)
+// With narrow stores of C (N or ldc not a multiple of 16), the epilogue holds
+// an address per output element beside the accumulators:
+//   epilogue     = per_narrow_c_accumulator*accumulators
+//   demand       = max(demand, epilogue)
+//   both operands through registers: spilled = max(spilled, epilogue - regs_per_thread_max)
+//                  (the compiler spills the epilogue's excess in the main loop too)
+//   otherwise:     epilogue_spilled = epilogue - regs_per_thread_max when above the limit (else 0):
+//                  the epilogue spills on its own, once per tile; not `spills`, which is the main loop's
 // docs/model.md §1 works an example by hand.
 #pragma once
 
@@ -39,7 +47,8 @@ namespace tileplan {
   X(per_b_vector, "regs", "registers per 16-byte load of B per thread and stage")          \
   X(spill_reserve, "regs", "registers a thread needs beside its accumulators before it spills")              \
   X(per_register_element, "regs", "registers per element per thread of an operand tile loaded with narrow loads") \
-  X(spill_per_element, "regs", "registers per held element per thread that count toward spilling (0: per_register_element)")
+  X(spill_per_element, "regs", "registers per held element per thread that count toward spilling (0: per_register_element)") \
+  X(per_narrow_c_accumulator, "regs", "registers per fp32 accumulator per thread in an epilogue that stores C with narrow stores (0: the main loop's demand only)")
 
 struct RegisterProfile {
   bool accumulators_only = false;  // the reference rule: nothing but accumulators
@@ -83,6 +92,9 @@ struct RegisterEstimate {
   // tiles held in registers (narrow loads, on-chip transpose); 0 otherwise.
   //   spilled = accumulators + spill_per_element*held_elems + spill_reserve - regs_per_thread_max
   double spilled_registers = 0;
+  // Registers the epilogue needs beyond the limit (narrow stores of C hold
+  // an address per element); it spills once per tile, not per iteration.
+  double epilogue_spilled = 0;
   double held_elements = 0;  // held_elems: operand elements per thread held in registers
 };
 // Checks the profile, device, configuration and problem (their checkers'

@@ -71,7 +71,8 @@ void prediction_json(std::string& s, const Verdict& v) {
   else
     s += ",\"occupancy_limiter\":null";
   s += v.spills ? ",\"spills\":true" : ",\"spills\":false";
-  fmt::format_to(o, FMT_COMPILE(",\"spilled_registers\":{}"), v.spilled_registers);
+  fmt::format_to(o, FMT_COMPILE(",\"spilled_registers\":{},\"epilogue_spilled_registers\":{}"), v.spilled_registers,
+                 v.epilogue_spilled_registers);
 }
 
 // The problem's findings (problem_findings) as strings, like a candidate's.
@@ -171,6 +172,7 @@ std::string short_notes(const Verdict& v, const TileReport& r) {
       case FindingKind::tail_wave: notes += "C4 tail"; break;
       case FindingKind::grid_below_sms: notes += "C4 grid<SMs"; break;
       case FindingKind::held_tiles_spill: notes += "C2 spill"; break;
+      case FindingKind::epilogue_spill: notes += "C2 epilogue spill"; break;
       default: notes += to_string(constraint_of(f.kind)); break;
     }
   }

@@ -114,6 +114,45 @@ TEST(FitCli, SpillRuleReproducesTheShippedRuleAndReportsTheFlagsOptimum) {
   std::remove(out.c_str());
 }
 
+TEST(FitCli, EpilogueRuleReproducesTheShippedConstant) {
+  // per_narrow_c_accumulator: the grid's best for blocks/SM and spill flags
+  // over the fp16 configurations with narrow stores of C (v5b and v9: one or
+  // both operands through registers; v20: both with 16-byte vectors).
+  const std::string data = source_path("data/h200-triton-v5b") + " " + source_path("data/h200-triton-v9") + " " +
+                           source_path("data/h200-triton-v20");
+  const std::string out = temp_path("epilogue");
+  const CliResult r = run_program(TILEPLAN_FIT_EXE, "--epilogue-rule --device h200 " + data + " --output " + out);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("1186 compiled configurations with narrow stores of C; blocks/SM equal 1099 and spill flags "
+                       "equal 1088 with per_narrow_c_accumulator 2.40"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("1099 and 1088 with 2.40"), std::string::npos) << r.out;
+  EXPECT_EQ(read_json(out)["registers"]["constants"], shipped()["registers"]["constants"]);
+  // Without the term (absent reads as 0), the grid finds it again.
+  json start = shipped();
+  start["registers"]["constants"].erase("per_narrow_c_accumulator");
+  const std::string in = temp_path("no_epilogue");
+  {
+    std::ofstream f(in);
+    f << start.dump(2);
+  }
+  const CliResult again = run_program(TILEPLAN_FIT_EXE, "--epilogue-rule --device h200 --family-file " + in + " " + data);
+  ASSERT_EQ(again.status, 0) << again.err;
+  EXPECT_NE(again.out.find("blocks/SM equal 1031 and spill flags equal 1012 with per_narrow_c_accumulator 0.00"),
+            std::string::npos)
+      << again.out;
+  EXPECT_NE(again.out.find("1099 and 1088 with 2.40"), std::string::npos) << again.out;
+  // v20 alone, where the epilogue is the whole difference from the aligned
+  // kernel: the same constant, and every blocks/SM right.
+  const CliResult v20 = run_program(TILEPLAN_FIT_EXE, "--epilogue-rule --device h200 --family-file " + in + " " +
+                                                          source_path("data/h200-triton-v20"));
+  ASSERT_EQ(v20.status, 0) << v20.err;
+  EXPECT_NE(v20.out.find("336 and 318 with 2.40"), std::string::npos) << v20.out;
+  std::remove(in.c_str());
+  std::remove(out.c_str());
+}
+
 TEST(FitCli, BadInputGetsOneLineAndExitTwo) {
   const std::string data = source_path("data/h200-triton-v5a");
   const std::vector<std::string> cases = {"--bogus", "--registers", "--registers /nonexistent",
@@ -121,7 +160,9 @@ TEST(FitCli, BadInputGetsOneLineAndExitTwo) {
                                           "--spill-rule --set spill_reserve=3 " + data,
                                           "--spill-rule --set spill_per_element=-1 --set spill_reserve=3 " + data,
                                           "--spill-rule --set launch_us=3 " + data,
-                                          "--time --set spill_reserve=3 " + data};
+                                          "--time --set spill_reserve=3 " + data,
+                                          // no float16 configuration with narrow stores of C in v5a
+                                          "--epilogue-rule " + data};
   for (const std::string& args : cases) {
     const CliResult r = run_program(TILEPLAN_FIT_EXE, args);
     EXPECT_EQ(r.status, 2) << args << "\n" << r.err;

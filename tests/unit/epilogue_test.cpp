@@ -1,0 +1,158 @@
+// Narrow stores of C (N or ldc not a multiple of 16): the epilogue holds an
+// address per output element beside the accumulators. Its register demand
+// (per_narrow_c_accumulator) raises the allocation and so lowers blocks/SM;
+// beyond the limit it spills, in the main loop when both operands go through
+// registers, else once per tile (epilogue_spill_cycles).
+// docs/model.md §1 and §3 give the equations.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "../../src/detail.hpp"
+#include "tileplan/constraints.hpp"
+#include "tileplan/family.hpp"
+#include "tileplan/model.hpp"
+#include "tileplan/planner.hpp"
+#include "tileplan/registers.hpp"
+
+namespace tileplan {
+namespace {
+
+const Device& h200() {
+  static const Device d = *find_device("h200");
+  return d;
+}
+
+// B K-major, K a multiple of 16: A and B move 16-byte vectors. N decides C.
+GemmProblem vector_operands(int64_t n) { return GemmProblem{.m = 4096, .n = n, .k = 4096, .b_layout = Layout::col}; }
+// A and B row-major, every dimension unaligned: both operands through registers, C narrow.
+GemmProblem both_narrow() { return GemmProblem{.m = 1000, .n = 5001, .k = 1000}; }
+
+RegisterEstimate estimate(const RegisterProfile& prof, const TileConfig& cfg, const GemmProblem& p) {
+  Result<RegisterEstimate> r = estimate_registers(prof, h200(), cfg, p);
+  EXPECT_TRUE(r.ok());
+  return r.ok() ? *r : RegisterEstimate{};
+}
+
+TEST(Epilogue, ShippedProfileHasTheTerm) {
+  EXPECT_GT(registers_for(default_family(), DType::float16).per_narrow_c_accumulator, 0.0);
+}
+
+TEST(Epilogue, NarrowStoresOfCRaiseTheDemandToTheEpiloguesWhenItIsLarger) {
+  RegisterProfile prof = registers_for(default_family(), DType::float16);
+  prof.per_narrow_c_accumulator = 2.5;
+  // 128x128x64 with 8 warps: 64 accumulators, an epilogue of 160 registers,
+  // above the main loop's estimate for vector loads.
+  const TileConfig cfg{128, 128, 64, 3, 256};
+  const RegisterEstimate aligned = estimate(prof, cfg, vector_operands(4096));
+  const RegisterEstimate narrow = estimate(prof, cfg, vector_operands(4001));
+  ASSERT_LT(aligned.demand, 160);
+  EXPECT_EQ(narrow.demand, 160);
+  EXPECT_EQ(narrow.regs_per_thread, 160);
+  EXPECT_FALSE(narrow.spills);
+  EXPECT_EQ(narrow.epilogue_spilled, 0.0);
+  // Without the term, or with C aligned, the main loop's estimate stands.
+  prof.per_narrow_c_accumulator = 0;
+  EXPECT_EQ(estimate(prof, cfg, vector_operands(4001)).demand, aligned.demand);
+  // A smaller epilogue than the main loop changes nothing.
+  prof.per_narrow_c_accumulator = 0.5;
+  EXPECT_EQ(estimate(prof, cfg, vector_operands(4001)).demand, aligned.demand);
+}
+
+TEST(Epilogue, ALargerAllocationLowersBlocksPerSm) {
+  // 128x128x64, 8 warps: two blocks by registers with vector stores of C, one
+  // with the epilogue's 160 registers (160*256 = 40960 of 65536).
+  const TileConfig cfg{128, 128, 64, 3, 256};
+  Result<Verdict> aligned = diagnose(vector_operands(4096), h200(), cfg, Model::calibrated, default_family());
+  Result<Verdict> narrow = diagnose(vector_operands(4001), h200(), cfg, Model::calibrated, default_family());
+  ASSERT_TRUE(aligned.ok() && narrow.ok());
+  EXPECT_GT(narrow->regs_per_thread, aligned->regs_per_thread);
+  EXPECT_LT(narrow->blocks_by_regs, aligned->blocks_by_regs);
+}
+
+TEST(Epilogue, BeyondTheLimitTheEpilogueSpillsOnItsOwnWhenOperandsUseVectors) {
+  RegisterProfile prof = registers_for(default_family(), DType::float16);
+  prof.per_narrow_c_accumulator = 2.5;
+  // 256x128 with 8 warps: 128 accumulators, an epilogue of 320 registers.
+  const TileConfig cfg{256, 128, 64, 3, 256};
+  const RegisterEstimate r = estimate(prof, cfg, vector_operands(4001));
+  EXPECT_EQ(r.regs_per_thread, h200().regs_per_thread_max);
+  EXPECT_DOUBLE_EQ(r.epilogue_spilled, 320.0 - static_cast<double>(h200().regs_per_thread_max));
+  EXPECT_FALSE(r.spills);  // the main loop does not spill
+  EXPECT_EQ(r.spilled_registers, 0.0);
+  EXPECT_EQ(estimate(prof, cfg, vector_operands(4096)).epilogue_spilled, 0.0);
+}
+
+TEST(Epilogue, WithBothOperandsThroughRegistersTheExcessJoinsTheMainLoopsSpill) {
+  RegisterProfile prof = registers_for(default_family(), DType::float16);
+  prof.per_narrow_c_accumulator = 2.5;
+  prof.spill_per_element = 2.8;
+  prof.spill_reserve = 0;
+  // 256x128x32, 8 warps: 128 accumulators, 48 held elements: the main loop
+  // is 128 + 2.8*48 - 255 = 7.4 over, the epilogue 320 - 255 = 65.
+  const TileConfig cfg{256, 128, 32, 2, 256};
+  const RegisterEstimate r = estimate(prof, cfg, both_narrow());
+  EXPECT_TRUE(r.spills);
+  EXPECT_DOUBLE_EQ(r.spilled_registers, 65.0);
+  EXPECT_EQ(r.epilogue_spilled, 0.0);
+  // A main loop further over than the epilogue keeps its own count.
+  prof.per_narrow_c_accumulator = 1.0;
+  EXPECT_NEAR(estimate(prof, cfg, both_narrow()).spilled_registers, 128 + 2.8 * 48 - 255, 1e-9);
+}
+
+TEST(Epilogue, SpillIsAPricedWarningOncePerTile) {
+  const TileConfig cfg{256, 128, 64, 3, 256};
+  Result<Verdict> v = diagnose(vector_operands(4001), h200(), cfg, Model::calibrated, default_family());
+  ASSERT_TRUE(v.ok());
+  ASSERT_GT(v->epilogue_spilled_registers, 0.0);
+  EXPECT_TRUE(v->feasible());
+  EXPECT_FALSE(v->spills);
+  bool warned = false;
+  for (const Finding& f : v->warnings)
+    if (f.kind == FindingKind::epilogue_spill) {
+      warned = true;
+      EXPECT_EQ(f.value, static_cast<int64_t>(std::ceil(v->epilogue_spilled_registers)));
+      EXPECT_EQ(message(f, cfg).rfind("C2 about ", 0), 0u) << message(f, cfg);
+      EXPECT_NE(message(f, cfg).find("epilogue"), std::string::npos) << message(f, cfg);
+    }
+  EXPECT_TRUE(warned);
+
+  // Priced per register and warp, once per tile: the time grows with the
+  // constant, and does not depend on K's iterations.
+  TimeConstants k = time_for(default_family(), DType::float16);
+  k.epilogue_spill_cycles = 30;
+  const TileCosts none = detail::tile_costs(h200(), cfg, vector_operands(4001), 1, false, k, 0.0, 0.0);
+  const TileCosts some = detail::tile_costs(h200(), cfg, vector_operands(4001), 1, false, k, 0.0, 65.0);
+  EXPECT_NEAR(some.epilogue_spill_us, 65.0 * 8 * 30 / h200().boost_clock_mhz, 1e-12);
+  EXPECT_EQ(none.epilogue_spill_us, 0.0);
+  EXPECT_EQ(some.narrow_us, none.narrow_us);  // not in the main loop
+  const double t0 = detail::predict_us(h200(), vector_operands(4001), none, k, 8);
+  const double t1 = detail::predict_us(h200(), vector_operands(4001), some, k, 8);
+  EXPECT_GT(t1, t0);
+  GemmProblem longer = vector_operands(4001);
+  longer.k = 4 * longer.k;
+  const double l0 = detail::predict_us(h200(), longer, detail::tile_costs(h200(), cfg, longer, 1, false, k, 0.0, 0.0), k, 8);
+  const double l1 = detail::predict_us(h200(), longer, detail::tile_costs(h200(), cfg, longer, 1, false, k, 0.0, 65.0), k, 8);
+  // (not four times as much: DRAM's time joins the SMs' in a norm, so not exactly equal either)
+  EXPECT_NEAR(l1 - l0, t1 - t0, 0.05 * (t1 - t0));
+  // The public predict agrees with the planner's verdict.
+  KernelFamily f = default_family();
+  f.time.epilogue_spill_cycles = 30;
+  Result<Prediction> p = predict(h200(), vector_operands(4001), cfg, 1, false, f);
+  ASSERT_TRUE(p.ok());
+  Result<Verdict> w = diagnose(vector_operands(4001), h200(), cfg, Model::calibrated, f);
+  ASSERT_TRUE(w.ok());
+  EXPECT_NEAR(p->time_us, w->predicted_us, 1e-9 * p->time_us);
+}
+
+TEST(Epilogue, SeedModelHasNoEpilogueTerm) {
+  const TileConfig cfg{256, 128, 64, 3, 256};
+  Result<Verdict> v = diagnose(vector_operands(4001), h200(), cfg, Model::seed, default_family());
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(v->epilogue_spilled_registers, 0.0);
+  for (const Finding& f : v->warnings) EXPECT_NE(f.kind, FindingKind::epilogue_spill);
+}
+
+}  // namespace
+}  // namespace tileplan
