@@ -184,6 +184,35 @@ TEST(TypesCli, BothNarrow_OneConfigurationPerTile) {
   EXPECT_FALSE(seed["stages_inert"].get<bool>());
 }
 
+TEST(TypesCli, NarrowStoresOfC_EpilogueSpillIsAPricedC2Warning) {
+  // B K-major, N = 32001: A and B move 16-byte vectors, C 2-byte stores. The
+  // epilogue of 256x128 with 8 warps needs 2.4 registers per accumulator
+  // (128 per thread): 307, 52 beyond the limit, spilled once per tile.
+  const std::string args = "tile --m 4096 --n 32001 --k 4096 --b-layout col --block-m 256 --block-n 128 "
+                           "--block-k 64 --stages 3 --threads 256 --diagnose";
+  const CliResult text = run_cli(args);
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("warn C2 about 53 registers per thread spill in the epilogue"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("verdict  feasible; C2, C4 warn"), std::string::npos) << text.out;
+  const json j = run_json(args);
+  const json& c = j["candidates"][0];
+  EXPECT_TRUE(c["failures"].empty()) << c.dump();
+  EXPECT_FALSE(c["spills"].get<bool>());
+  EXPECT_EQ(c["spilled_registers"].get<double>(), 0.0);
+  EXPECT_NEAR(c["epilogue_spilled_registers"].get<double>(), 2.4 * 128 - 255, 1e-9);
+  EXPECT_EQ(c["regs_per_thread"], 255);
+  // N a multiple of 16: vector stores of C, no epilogue term.
+  const json aligned = run_json("tile --m 4096 --n 32000 --k 4096 --b-layout col --block-m 256 --block-n 128 "
+                                "--block-k 64 --stages 3 --threads 256 --diagnose");
+  EXPECT_EQ(aligned["candidates"][0]["epilogue_spilled_registers"].get<double>(), 0.0);
+  EXPECT_LT(aligned["candidates"][0]["regs_per_thread"].get<int>(), 255);
+  // The sweep's table notes it.
+  const CliResult sweep = run_cli("tile --m 4096 --n 32001 --k 4096 --b-layout col --topk 0");
+  ASSERT_EQ(sweep.status, 0) << sweep.err;
+  EXPECT_NE(sweep.out.find("C2 epilogue spill"), std::string::npos) << sweep.out;
+}
+
 TEST(TypesCli, BothNarrow_HeldTileSpillIsAPricedC2Warning) {
   // B K-major with K = 1000: A and B both go through registers. 128x128x32
   // with 4 warps holds 64 elements beside 128 accumulators and spills by the

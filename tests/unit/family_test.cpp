@@ -153,6 +153,17 @@ TEST(Family, EveryRule_IsAnErrorNamingTheKey) {
       {"/time/constants/tail_sync/value", "half", false, "must be a number"},
       {"/by_input_type/float8_e4m3/time/tail_sync", json::object({{"value", 2}}), false,
        "tail_sync 2 must be at most 1: it is a share of the last round (for float8_e4m3)"},
+      // The epilogue rule: optional, in range when present.
+      {"/registers/constants/per_narrow_c_accumulator/value", 2e6, false,
+       "per_narrow_c_accumulator 2000000 must be a finite number of magnitude at most 1000000"},
+      {"/registers/constants/per_narrow_c_accumulator/value", "two", false, "must be a number"},
+      {"/by_input_type/float8_e4m3/registers/per_narrow_c_accumulator", json::object({{"value", -3e6}}), false,
+       "per_narrow_c_accumulator -3000000 must be a finite number of magnitude at most 1000000 (for float8_e4m3)"},
+      {"/time/constants/epilogue_spill_cycles/value", -1, false,
+       "epilogue_spill_cycles -1 must be a finite number between 0 and 1e9"},
+      {"/time/constants/epilogue_spill_cycles/value", 1e10, false,
+       "epilogue_spill_cycles 10000000000 must be a finite number between 0 and 1e9"},
+      {"/time/constants/epilogue_spill_cycles", 30, false, "'time.constants.epilogue_spill_cycles' must be an object"},
       {"/space/block_m", json::array(), false, "space.block_m"},
   };
   for (const BadFamily& c : cases) {
@@ -167,6 +178,21 @@ TEST(Family, EveryRule_IsAnErrorNamingTheKey) {
     EXPECT_EQ(f.error().message.rfind("family case.json: ", 0), 0u) << f.error().message;
     EXPECT_NE(f.error().message.find(c.expect), std::string::npos) << c.pointer << ": " << f.error().message;
   }
+}
+
+TEST(Family, EpilogueConstants_AreOptionalAndAbsentReadsZero) {
+  // Family files written before the epilogue rule still load: no epilogue
+  // term, no price of its spill.
+  json j = json::parse(family_json(default_family()));
+  ASSERT_GT(default_family().regs.per_narrow_c_accumulator, 0.0);
+  ASSERT_GT(default_family().time.epilogue_spill_cycles, 0.0);
+  j["registers"]["constants"].erase("per_narrow_c_accumulator");
+  j["time"]["constants"].erase("epilogue_spill_cycles");
+  const Result<KernelFamily> f = parse_family(j.dump(), "older.json");
+  ASSERT_TRUE(f.ok()) << f.error().message;
+  EXPECT_EQ(f->regs.per_narrow_c_accumulator, 0.0);
+  EXPECT_EQ(f->time.epilogue_spill_cycles, 0.0);
+  EXPECT_EQ(f->regs.base, default_family().regs.base);
 }
 
 TEST(Family, TypeOverrides_ReplaceOnlyTheirConstants) {
