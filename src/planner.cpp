@@ -292,7 +292,8 @@ Verdict diagnose_checked(const GemmProblem& p, const Device& dev, const TileConf
   v.dram_bytes = detail::reference_traffic(p, cfg);
   if (model == Model::calibrated && v.blocks_per_sm > 0 &&
       (cfg.instr == Instr::simt || tensor_tflops(dev, p.dtype) > 0) && check_split(p, cfg, family).ok()) {
-    const TileCosts costs = detail::tile_costs(dev, cfg, p, v.blocks_per_sm, v.spills, time, v.spilled_registers, v.epilogue_spilled_registers);
+    const TileCosts costs = detail::tile_costs(dev, cfg, p, v.blocks_per_sm, v.spills, time, v.spilled_registers,
+                                               v.epilogue_spilled_registers);
     finish_calibrated(v, p, dev, costs, time, family);
   }
   return v;
@@ -325,7 +326,8 @@ Result<std::optional<SplitAdvice>> split_advice(const GemmProblem& p, const Devi
   Verdict v = diagnose_checked(p, dev, one, Model::calibrated, family);
   if (!v.feasible() || !v.predicted || !std::isfinite(v.predicted_us)) return std::optional<SplitAdvice>{};
   const TimeConstants time = time_for(family, p.dtype);
-  const TileCosts costs = detail::tile_costs(dev, one, p, v.blocks_per_sm, v.spills, time, v.spilled_registers, v.epilogue_spilled_registers);
+  const TileCosts costs = detail::tile_costs(dev, one, p, v.blocks_per_sm, v.spills, time, v.spilled_registers,
+                                             v.epilogue_spilled_registers);
   SplitAdvice a;
   a.unsplit_us = a.best_us = v.predicted_us;
   const int64_t kt = detail::ceil_div(p.k, cfg.block_k);

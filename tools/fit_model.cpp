@@ -142,12 +142,16 @@ struct RegisterFigures {
   double mean_abs = 0;
 };
 
-RegisterFigures register_figures(const Device& dev, const RegisterProfile& prof, const Dataset& d, DType type) {
+// `narrow_c_only`: only the configurations whose C is stored with narrow stores.
+RegisterFigures register_figures(const Device& dev, const RegisterProfile& prof, const Dataset& d, DType type,
+                                 bool narrow_c_only = false) {
   RegisterFigures f;
   for (const MeasuredConfig& c : d.configs) {
     if (!c.compiled || class_dtype(c.klass) != type) continue;
+    const GemmProblem p = class_problem(c.klass);
+    if (narrow_c_only && problem_access(p).c.vector_bytes >= kMaxVectorBytes) continue;
     ++f.compiled;
-    const RegisterEstimate r = detail::estimate_registers(prof, dev, c.config, class_problem(c.klass));
+    const RegisterEstimate r = detail::estimate_registers(prof, dev, c.config, p);
     const Result<Occupancy> o = occupancy(dev, {c.config.threads, r.regs_per_thread, 0, c.smem_bytes, std::nullopt});
     if (!o.ok()) continue;  // a dataset row outside the occupancy rules' domain: not comparable
     f.blocks_equal += o->blocks_per_sm == c.blocks_per_sm;
@@ -379,54 +383,48 @@ int fit_spill_rule(const Device& dev, const std::vector<Dataset>& sets, KernelFa
 // constants stay the starting family's.
 int fit_epilogue_rule(const Device& dev, const std::vector<Dataset>& sets, KernelFamily& fam, DType type) {
   const RegisterProfile start = registers_for(fam, type);
-  std::vector<std::pair<const MeasuredConfig*, GemmProblem>> rows;
-  for (const Dataset& d : sets)
-    for (const MeasuredConfig& c : d.configs) {
-      if (!c.compiled || class_dtype(c.klass) != type) continue;
-      const GemmProblem p = class_problem(c.klass);
-      if (problem_access(p).c.vector_bytes < kMaxVectorBytes) rows.emplace_back(&c, p);
+  // Blocks/SM and spill flags equal, and the summed |error| (for ties), over every dataset.
+  struct Score {
+    std::size_t compiled = 0, agree = 0;
+    double abs_error = 0;
+  };
+  auto score = [&](const RegisterProfile& p) {
+    Score s;
+    for (const Dataset& d : sets) {
+      const RegisterFigures f = register_figures(dev, p, d, type, true);
+      s.compiled += f.compiled;
+      s.agree += f.blocks_equal + f.spill_equal;
+      s.abs_error += f.mean_abs * static_cast<double>(f.compiled);
     }
-  if (rows.empty()) {
+    return s;
+  };
+  const Score was = score(start);
+  if (was.compiled == 0) {
     fmt::print(stderr, "tileplan_fit: no compiled configuration of {} with narrow stores of C in the data\n",
                to_string(type));
     return 2;
   }
-  struct Score {
-    std::size_t blocks = 0, spills = 0;
-    double mean_abs = 0;
-  };
-  auto score = [&](const RegisterProfile& p) {
-    Score s;
-    std::size_t below = 0;
-    for (const auto& [c, problem] : rows) {
-      const RegisterEstimate r = detail::estimate_registers(p, dev, c->config, problem);
-      const Result<Occupancy> o =
-          occupancy(dev, {c->config.threads, r.regs_per_thread, 0, c->smem_bytes, std::nullopt});
-      s.blocks += o.ok() && o->blocks_per_sm == c->blocks_per_sm;
-      s.spills += (r.spills || r.epilogue_spilled > 0) == (c->spills > 0);
-      if (c->regs_per_thread < dev.regs_per_thread_max && r.regs_per_thread < dev.regs_per_thread_max) {
-        s.mean_abs += static_cast<double>(std::llabs(r.regs_per_thread - c->regs_per_thread));
-        ++below;
-      }
-    }
-    s.mean_abs /= static_cast<double>(std::max<std::size_t>(below, 1));
-    return s;
-  };
-  const Score was = score(start);
   RegisterProfile best = start;
   Score top = was;
   for (int e = 0; e <= 80; ++e) {
     RegisterProfile q = start;
     q.per_narrow_c_accumulator = e / 20.0;
     const Score s = score(q);
-    const std::size_t n = s.blocks + s.spills, m = top.blocks + top.spills;
-    if (n > m || (n == m && s.mean_abs < top.mean_abs - 1e-12)) top = s, best = q;
+    if (s.agree > top.agree || (s.agree == top.agree && s.abs_error < top.abs_error - 1e-9)) top = s, best = q;
   }
-  fmt::print("input type {}: {} compiled configurations with narrow stores of C; blocks/SM equal {} and spill flags "
-             "equal {} with per_narrow_c_accumulator {:.2f} (mean |error| {:.1f}); {} and {} with {:.2f} (mean |error| "
+  const double n = static_cast<double>(was.compiled);
+  fmt::print("input type {}: {} compiled configurations with narrow stores of C; blocks/SM and spill flags equal "
+             "{} times with per_narrow_c_accumulator {:.2f} (mean |error| {:.1f}); {} with {:.2f} (mean |error| "
              "{:.1f}, the grid's best)\n",
-             to_string(type), rows.size(), was.blocks, was.spills, start.per_narrow_c_accumulator, was.mean_abs,
-             top.blocks, top.spills, best.per_narrow_c_accumulator, top.mean_abs);
+             to_string(type), was.compiled, was.agree, start.per_narrow_c_accumulator, was.abs_error / n, top.agree,
+             best.per_narrow_c_accumulator, top.abs_error / n);
+  for (const RegisterProfile* p : {&start, static_cast<const RegisterProfile*>(&best)})
+    for (const Dataset& d : sets) {
+      const RegisterFigures f = register_figures(dev, *p, d, type, true);
+      if (f.compiled == 0) continue;
+      fmt::print("  {:.2f} on {}: blocks/SM equal {}/{}, spill flag equal {}/{}, mean |error| {:.1f}\n",
+                 p->per_narrow_c_accumulator, d.dir, f.blocks_equal, f.compiled, f.spill_equal, f.compiled, f.mean_abs);
+    }
   const auto& info = register_constant_info();
   const std::size_t k = static_cast<std::size_t>(
       std::find_if(info.begin(), info.end(), [](const ConstantInfo& c) { return c.name == "per_narrow_c_accumulator"; }) -
