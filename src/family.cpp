@@ -173,7 +173,7 @@ void read_constants(Reader& rd, const json& section, std::string_view section_na
                           info[i].name == "spill_access_cycles" || info[i].name == "spill_per_element" ||
                           info[i].name == "paired_b_mn_cycles" || info[i].name == "paired_b_mn_spill_free" ||
                           info[i].name == "tail_sync" || info[i].name == "per_narrow_c_accumulator" ||
-                          info[i].name == "epilogue_spill_cycles";
+                          info[i].name == "epilogue_spill_cycles" || info[i].name == "async_share";
     const json* c = rd.object(*constants, info[i].name, cpath, !optional);
     if (!c) {
       if (rd.failed()) return;
@@ -292,6 +292,9 @@ Status check_time_constants(const TimeConstants& c) {
   if (!(c.spill_factor >= 1))
     return Error{ErrorKind::invalid_argument, "spill_factor",
                  fmt::format("spill_factor {} must be at least 1: spilling never speeds a kernel up", c.spill_factor)};
+  if (!(c.async_share <= 1))
+    return Error{ErrorKind::invalid_argument, "async_share",
+                 fmt::format("async_share {} must be at most 1: it is a share of the round trip", c.async_share)};
   if (!(c.tail_sync <= 1))
     return Error{ErrorKind::invalid_argument, "tail_sync",
                  fmt::format("tail_sync {} must be at most 1: it is a share of the last round", c.tail_sync)};

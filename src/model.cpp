@@ -132,6 +132,9 @@ TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem
   // loads, then runs its MMAs, every iteration (docs/model.md §3).
   t.paired_narrow = acc.a.through_registers && acc.b.through_registers &&
                     (k.paired_narrow_cycles > 0 || k.paired_b_mn_cycles > 0);
+  // Exactly one operand through registers: the other is still copied
+  // asynchronously, stages - 1 ahead (its buffers scale with the stages).
+  t.single_narrow = acc.a.through_registers != acc.b.through_registers;
   const bool paired_b_mn = t.paired_narrow && p.b_layout == Layout::row;
   t.narrow_us = ((loads_a + loads_b) * (t.paired_narrow ? k.paired_narrow_cycles : k.narrow_access_cycles) +
                  (paired_b_mn ? loads_b * k.paired_b_mn_cycles : 0.0)) / dev.boost_clock_mhz;
@@ -223,10 +226,16 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
 
   // One main-loop iteration of j programs sharing an SM: the MMAs and loads of
   // all j, or one program's pipeline round trip spread over the stages in flight.
-  const int64_t stages_ahead = t.through_registers ? 1 : t.stages - 1;
-  const double in_flight = static_cast<double>(std::max<int64_t>(std::min<int64_t>(stages_ahead, static_cast<int64_t>(kt)), 1));
+  // With one operand through registers, its share of the round trip is
+  // exposed every iteration and the asynchronous operand's share is spread
+  // over its stages in flight.
+  const double in_flight =
+      static_cast<double>(std::max<int64_t>(std::min<int64_t>(t.stages - 1, static_cast<int64_t>(kt)), 1));
+  const double exposed = !t.through_registers ? 1.0 / in_flight
+                         : t.single_narrow    ? (1.0 - k.async_share) + k.async_share / in_flight
+                                              : 1.0;
   const double chain_us =
-      (load_us + latency_us) / in_flight + (t.paired_narrow ? t.narrow_us - t.issue_only_us + t.mma_us : 0.0);
+      (load_us + latency_us) * exposed + (t.paired_narrow ? t.narrow_us - t.issue_only_us + t.mma_us : 0.0);
   // A program issues its narrow loads and its MMAs in turn; programs sharing
   // the SM overlap one's loads with another's MMAs.
   const double mma_us = t.mma_us;

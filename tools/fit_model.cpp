@@ -652,6 +652,7 @@ int fit_time(const Device& dev, const std::vector<Dataset>& sets, int restarts, 
       if (!is_fixed(i)) v[i] = std::exp(x[i]);
     TimeConstants k = time_constants_from(v);
     k.tail_sync = std::min(k.tail_sync, 1.0);  // a share
+    k.async_share = std::min(k.async_share, 1.0);  // a share
     return k;
   };
   std::function<double(const Vec<kFree>&)> f = [&](const Vec<kFree>& x) {

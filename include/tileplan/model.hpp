@@ -63,6 +63,7 @@ struct TileCosts {
   double epilogue_spill_us = 0;  // the epilogue's spilled registers (narrow stores of C), once per tile
   bool through_registers = false;  // an operand is not pipelined: one stage in flight
   bool paired_narrow = false;      // both are: paired_narrow_cycles and paired_b_mn_cycles price their loads
+  bool single_narrow = false;      // exactly one is: the other is copied asynchronously (async_share)
   double issue_only_us = 0;        // of narrow_us, paired_narrow_cycles' share: issue slots, not the program's path
   double stage_bytes = 0;   // operand bytes of one iteration
   double c_tile_bytes = 0;  // output bytes of one tile
