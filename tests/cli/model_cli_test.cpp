@@ -129,17 +129,18 @@ TEST(ModelCli, Validate_HeldOutMeetsCommittedThresholds) {
 // v16 (measured after the constants were frozen), v8 (fp8 e5m2, never
 // fitted on), v17 (a survey of classes never measured before, the model
 // frozen), v18 (measured after tail_sync was frozen), v19 (after the paired
-// constants were refitted), v21 and v22 (after the epilogue rule was frozen)
-// in the classes where the model meets the committed thresholds, overall and
-// class by class.
+// constants were refitted), v21 and v22 (after the epilogue rule was frozen),
+// v23 (after async_share was frozen) in the classes where the model meets the
+// committed thresholds, overall and class by class.
 constexpr const char* kGatedClasses =
     "bfloat16:rr:MNK,float8_e4m3:rc:MNK,float8_e5m2:rc:MNK,float16:rr:MNk,"
     "float16:cr:mNK,float16:cr:MNK,float16:rc:MNk,float16:rc:mnk,float16:rr:Mnk,"
     "bfloat16:rr:MNk,float8_e4m3:rc:MNk,tfloat32:rr:mNK,float16:rr:mNK,bfloat16:rr:mNK,"
-    "bfloat16:rr:mnk,bfloat16:rr:Mnk,float16:rc:mnK";
+    "bfloat16:rr:mnk,bfloat16:rr:Mnk,float16:rc:mnK,float16:rr:mnK";
 TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
   std::string data;
-  for (const char* v : {"v5a", "v5b", "v6", "v8", "v9", "v10", "v12", "v14", "v16", "v17", "v18", "v19", "v21", "v22"})
+  for (const char* v :
+       {"v5a", "v5b", "v6", "v8", "v9", "v10", "v12", "v14", "v16", "v17", "v18", "v19", "v21", "v22", "v23"})
     data += source_path(std::string("data/h200-triton-") + v) + " ";
   const CliResult r = run_cli("validate " + data + "--split heldout --class " + kGatedClasses +
                               " --max-top1-geomean 1.03 --max-top1-worst 1.10 --max-top5-geomean 1.01");
@@ -148,12 +149,15 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
   // 93 cases before the epilogue rule, less fp8 B K-major with N unaligned
   // (2 of v17, now a known miss below), plus bf16 A and B row-major with N
   // and K unaligned (3 of v17 and v19, M unaligned; 1 of v21, M aligned)
-  // and v21's and v22's cases of gated classes (3 fp16 rr:Mnk, 1 fp16 rc:mnK).
-  EXPECT_NE(r.out.find("shapes 99:"), std::string::npos) << r.out;
+  // and v21's and v22's cases of gated classes (3 fp16 rr:Mnk, 1 fp16 rc:mnK),
+  // plus v23's two fp16 rr:MNk and fp16 rr:mnK with its four cases (one of
+  // v17, one of v21, two of v23), which joined with async_share: 1.021 /
+  // 1.037 (its two cases before v23 unchanged at 1.032, the fresh two 1.009).
+  EXPECT_NE(r.out.find("shapes 105:"), std::string::npos) << r.out;
   for (const char* c : {"bfloat16:rr:MNK\n", "float8_e4m3:rc:MNK\n", "float8_e5m2:rc:MNK\n", "float16:rr:MNk\n",
                         "float16:rc:MNk\n", "float16:rc:mnk\n", "float16:rr:Mnk\n", "bfloat16:rr:MNk\n",
                         "float8_e4m3:rc:MNk\n", "tfloat32:rr:mNK\n", "float16:rr:mNK\n", "bfloat16:rr:mNK\n",
-                        "bfloat16:rr:mnk\n", "bfloat16:rr:Mnk\n", "float16:rc:mnK\n"})
+                        "bfloat16:rr:mnk\n", "bfloat16:rr:Mnk\n", "float16:rc:mnK\n", "float16:rr:mnK\n"})
     EXPECT_NE(r.out.find(c), std::string::npos) << c;
 }
 
@@ -166,21 +170,23 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
 // gate above) and must not get worse than measured when the constants were
 // frozen.
 constexpr const char* kKnownMisses =
-    "tfloat32:rr:MNK,float16:rr:mnk,float16:rc:MNK,float16:rr:MnK,bfloat16:rr:MnK,float8_e4m3:rc:mNK,"
-    "float16:rr:mnK,float8_e4m3:rc:MnK,float8_e4m3:rc:mnK,float16:rc:MnK,bfloat16:rc:MnK";
+    "tfloat32:rr:MNK,float16:rr:mnk,float16:rc:MNK,float16:rr:MnK,bfloat16:rr:MnK,bfloat16:rr:mnK,"
+    "float8_e4m3:rc:mNK,float8_e4m3:rc:MnK,float8_e4m3:rc:mnK,float16:rc:MnK,bfloat16:rc:MnK";
 TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   std::string data;
-  for (const char* v : {"v5a", "v5b", "v6", "v9", "v10", "v12", "v14", "v16", "v17", "v18", "v19", "v21", "v22"})
+  for (const char* v : {"v5a", "v5b", "v6", "v9", "v10", "v12", "v14", "v16", "v17", "v18", "v19", "v21", "v22", "v23"})
     data += source_path(std::string("data/h200-triton-") + v) + " ";
-  // 6 tf32 + 26 rr:mnk + 1 rc:MNK + 8 fp16 and 3 bf16 rr:MnK + 5 fp8 rc:mNK +
-  // 2 rr:mnK + 4 fp8 rc:MnK + 3 fp8 rc:mnK + 1 fp16 and 1 bf16 rc:MnK.
+  // 6 tf32 + 26 rr:mnk + 1 rc:MNK + 11 fp16 and 5 bf16 rr:MnK + 2 bf16 rr:mnK +
+  // 5 fp8 rc:mNK + 4 fp8 rc:MnK + 3 fp8 rc:mnK + 1 fp16 and 1 bf16 rc:MnK.
   // The epilogue rule moved rr:mnk from 1.119 / 1.549 to 1.024 / 1.134 and
   // fp8 rc:mnK's 1000x50257x4096 from 1.297 to 1.039; fp8 rc:MnK left the
-  // gate (1.008 -> 1.057 over v17 and v22; docs/model.md §6).
-  // Overall 1.046 / 1.337, best of top 5 1.005; the bounds hold every class
+  // gate (1.008 -> 1.057 over v17 and v22; docs/model.md §6). async_share
+  // moved fp16 rr:MnK from 1.052 to 1.035 (its eight cases before v23 to
+  // 1.044) and bf16 rr:MnK from 1.085 / 1.104 to 1.025 / 1.078 before v23.
+  // Overall 1.042 / 1.337, best of top 5 1.004; the bounds hold every class
   // (tf32's six here 1.091, fp16 rc:MnK's best of top 5 1.034).
   expect_known_miss(data + "--split heldout --class " + kKnownMisses,
-                    "--max-top1-geomean 1.10 --max-top1-worst 1.34 --max-top5-geomean 1.04", 60);
+                    "--max-top1-geomean 1.10 --max-top1-worst 1.34 --max-top5-geomean 1.04", 65);
 }
 
 // tf32 with B stored N-contiguous after the on-chip transpose was modelled
