@@ -173,7 +173,8 @@ void read_constants(Reader& rd, const json& section, std::string_view section_na
                           info[i].name == "spill_access_cycles" || info[i].name == "spill_per_element" ||
                           info[i].name == "paired_b_mn_cycles" || info[i].name == "paired_b_mn_spill_free" ||
                           info[i].name == "tail_sync" || info[i].name == "per_narrow_c_accumulator" ||
-                          info[i].name == "epilogue_spill_cycles" || info[i].name == "async_share";
+                          info[i].name == "epilogue_spill_cycles" || info[i].name == "async_share" ||
+                          info[i].name == "overlap_power";
     const json* c = rd.object(*constants, info[i].name, cpath, !optional);
     if (!c) {
       if (rd.failed()) return;
@@ -295,6 +296,11 @@ Status check_time_constants(const TimeConstants& c) {
   if (!(c.async_share <= 1))
     return Error{ErrorKind::invalid_argument, "async_share",
                  fmt::format("async_share {} must be at most 1: it is a share of the round trip", c.async_share)};
+  if (!(c.overlap_power == 0 || (c.overlap_power >= 1 && c.overlap_power <= 64)))
+    return Error{ErrorKind::invalid_argument, "overlap_power",
+                 fmt::format("overlap_power {} must be 0 (the plain maximum) or between 1 and 64: it is the "
+                             "exponent of a smooth maximum",
+                             c.overlap_power)};
   if (!(c.tail_sync <= 1))
     return Error{ErrorKind::invalid_argument, "tail_sync",
                  fmt::format("tail_sync {} must be at most 1: it is a share of the last round", c.tail_sync)};

@@ -186,6 +186,14 @@ double grouped_dram_bytes(const Device& dev, const GemmProblem& p, int64_t block
 
 namespace {
 
+// (a^p + b^p)^(1/p) for a, b >= 0, scaled by the larger so that no power
+// overflows; p = 0 is the plain maximum.
+inline double smooth_max(double a, double b, double p) {
+  const double hi = std::max(a, b), lo = std::min(a, b);
+  if (p <= 0 || hi <= 0) return hi;
+  return hi * std::pow(1.0 + std::pow(lo / hi, p), 1.0 / p);
+}
+
 // The one copy of the equations; `out` receives the breakdown when asked.
 inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCosts& t, const TimeConstants& k,
                            int64_t group_m, const SplitK& split, Prediction* out) {
@@ -246,7 +254,10 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   // load, main loop, epilogue), or the SM's resources busy with all j.
   auto tile_us = [&](int64_t j) {
     const double jd = static_cast<double>(j);
-    const double period = std::max({jd * mma_us, jd * t.narrow_us, issue_us, jd * load_us, chain_us});
+    // The SM's busiest resource and the round trip overlap imperfectly when
+    // close: a smooth maximum of order overlap_power joins them (0: plain).
+    const double busiest = std::max({jd * mma_us, jd * t.narrow_us, issue_us, jd * load_us});
+    const double period = smooth_max(busiest, chain_us, k.overlap_power);
     const double path = k.tile_overhead_us + latency_us + kt * period + epilogue_us;
     return std::max(path, jd * (kt * busy_us + epilogue_us));
   };

@@ -282,6 +282,20 @@ V23_HELD_OUT = [
     "1000x32001x4096:bfloat16:rr", "2500x11001x2048:bfloat16:rr",
     "2048x8192x1000:float16:rr", "4096x14336x1500:float16:rr",
 ]
+# v24: fresh held-out cases after overlap_power was frozen (the smooth
+# maximum of an iteration's busiest resource and its round trip, with every
+# time constant refitted): the four classes it moved into the gate (A and B
+# row-major with M, N and K unaligned, fp16; N unaligned and K aligned, bf16,
+# M aligned or not; fp8 with B K-major, M and N unaligned) and the one it
+# moved away (A and B row-major, N unaligned, M and K aligned, fp16; with a
+# skinny M, where it picks 128x64x128 tiles).
+V24_HELD_OUT = [
+    "1000x3000x1500:float16:rr", "2500x11001x1000:float16:rr", "333x5001x4001:float16:rr",
+    "2048x5001x2048:bfloat16:rr", "512x50257x1024:bfloat16:rr",
+    "256x50257x2048:float16:rr", "1024x11001x1024:float16:rr", "4096x5001x2048:float16:rr",
+    "2500x5001x4096:float8_e4m3:rc", "333x32001x4096:float8_e4m3:rc",
+    "1000x5001x2048:bfloat16:rr", "1500x50257x1024:bfloat16:rr",
+]
 CASE_SETS = {
     "v5a": (V5A_CALIBRATION, V5A_HELD_OUT),
     "v5b": (V5B_CALIBRATION, V5B_HELD_OUT),
@@ -301,6 +315,7 @@ CASE_SETS = {
     "v21": ([], V21_HELD_OUT),
     "v22": ([], V22_HELD_OUT),
     "v23": ([], V23_HELD_OUT),
+    "v24": ([], V24_HELD_OUT),
 }
 
 BLOCK_MS = (64, 128, 256)

@@ -80,7 +80,8 @@ namespace tileplan {
   X(paired_b_mn_spill_free, "regs", "registers that a kernel with both operands through registers and an N-contiguous B spills at no cost; the rest are priced by spill_access_cycles") \
   X(tail_sync, "", "share (0 to 1) of an SM's last, partial round of programs that runs on its own instead of staggered among the full rounds") \
   X(epilogue_spill_cycles, "cycles", "SM cycles per warp and tile for each register the epilogue spills (narrow stores of C), once per tile") \
-  X(async_share, "", "share (0 to 1) of a stage's round trip spread over the stages in flight when one operand goes through registers and the other is copied asynchronously; the rest is exposed every iteration")
+  X(async_share, "", "share (0 to 1) of a stage's round trip spread over the stages in flight when one operand goes through registers and the other is copied asynchronously; the rest is exposed every iteration") \
+  X(overlap_power, "", "exponent p of the smooth maximum (r^p + c^p)^(1/p) that joins a main-loop iteration's busiest resource r and its round trip c, which overlap imperfectly when close (0: the plain maximum)")
 
 struct TimeConstants {
 #define TILEPLAN_X(name, unit, desc) double name = 0;
@@ -96,7 +97,7 @@ const std::array<ConstantInfo, kTimeConstantCount>& time_constant_info();
 std::array<double, kTimeConstantCount> to_array(const TimeConstants& c);
 TimeConstants time_constants_from(const std::array<double, kTimeConstantCount>& v);
 // Every constant finite, 0 <= value <= 1e9, spill_factor >= 1, tail_sync <= 1,
-// async_share <= 1.
+// async_share <= 1, overlap_power 0 or between 1 and 64.
 //   error param: the constant's name.
 Status check_time_constants(const TimeConstants& c);
 

@@ -78,7 +78,7 @@ TEST(ModelCli, Text_ShowsPredictedTime) {
   EXPECT_NE(r.out.find("by predicted time"), std::string::npos);
   const CliResult d = run_cli("tile --diagnose --block-m 128 --block-n 256 --block-k 64 --stages 4 --threads 256");
   ASSERT_EQ(d.status, 0) << d.err;
-  EXPECT_NE(d.out.find("predicted time          186.9 us"), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("predicted time          187.3 us"), std::string::npos) << d.out;
   EXPECT_NE(d.out.find("(triton profile)"), std::string::npos) << d.out;
 }
 
@@ -136,7 +136,8 @@ constexpr const char* kGatedClasses =
     "bfloat16:rr:MNK,float8_e4m3:rc:MNK,float8_e5m2:rc:MNK,float16:rr:MNk,"
     "float16:cr:mNK,float16:cr:MNK,float16:rc:MNk,float16:rc:mnk,float16:rr:Mnk,"
     "bfloat16:rr:MNk,float8_e4m3:rc:MNk,tfloat32:rr:mNK,float16:rr:mNK,bfloat16:rr:mNK,"
-    "bfloat16:rr:mnk,bfloat16:rr:Mnk,float16:rc:mnK,float16:rr:mnK";
+    "bfloat16:rr:mnk,bfloat16:rr:Mnk,float16:rc:mnK,float16:rr:mnK,"
+    "float16:rr:mnk,bfloat16:rr:MnK,float8_e4m3:rc:mnK,bfloat16:rr:mnK";
 TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
   std::string data;
   for (const char* v :
@@ -151,42 +152,46 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
   // and K unaligned (3 of v17 and v19, M unaligned; 1 of v21, M aligned)
   // and v21's and v22's cases of gated classes (3 fp16 rr:Mnk, 1 fp16 rc:mnK),
   // plus v23's two fp16 rr:MNk and fp16 rr:mnK with its four cases (one of
-  // v17, one of v21, two of v23), which joined with async_share: 1.021 /
-  // 1.037 (its two cases before v23 unchanged at 1.032, the fresh two 1.009).
-  EXPECT_NE(r.out.find("shapes 105:"), std::string::npos) << r.out;
+  // v17, one of v21, two of v23), which joined with async_share: 105 cases.
+  // The smooth maximum (overlap_power, the time constants refitted) brought
+  // four more classes, 36 cases: fp16 rr:mnk (26: 1.024 / 1.134 -> 1.005 /
+  // 1.028), bf16 rr:MnK (5: 1.043 / 1.096 -> 1.000), fp8 rc:mnK (3: 1.045 /
+  // 1.056 -> 1.018 / 1.056) and bf16 rr:mnK (2: 1.048 / 1.063 -> 1.000);
+  // the 105 went from 1.009 / 1.078 to 1.008 / 1.071. 141 cases: 1.007 / 1.071.
+  EXPECT_NE(r.out.find("shapes 141:"), std::string::npos) << r.out;
   for (const char* c : {"bfloat16:rr:MNK\n", "float8_e4m3:rc:MNK\n", "float8_e5m2:rc:MNK\n", "float16:rr:MNk\n",
                         "float16:rc:MNk\n", "float16:rc:mnk\n", "float16:rr:Mnk\n", "bfloat16:rr:MNk\n",
                         "float8_e4m3:rc:MNk\n", "tfloat32:rr:mNK\n", "float16:rr:mNK\n", "bfloat16:rr:mNK\n",
-                        "bfloat16:rr:mnk\n", "bfloat16:rr:Mnk\n", "float16:rc:mnK\n", "float16:rr:mnK\n"})
+                        "bfloat16:rr:mnk\n", "bfloat16:rr:Mnk\n", "float16:rc:mnK\n", "float16:rr:mnK\n",
+                        "float16:rr:mnk\n", "bfloat16:rr:MnK\n", "float8_e4m3:rc:mnK\n", "bfloat16:rr:mnK\n"})
     EXPECT_NE(r.out.find(c), std::string::npos) << c;
 }
 
 // The classes where the frozen model misses the thresholds (docs/model.md §6:
-// tf32; A and B row-major with all three dimensions unaligned, or with N
-// unaligned and K aligned; B column-major on a small grid; fp8 with M
-// unaligned; and C stored with narrow stores while A and B move vectors,
-// where the epilogue's spill is priced for tiles that run fast anyway):
-// they must keep missing the committed thresholds (a fix moves them into the
-// gate above) and must not get worse than measured when the constants were
-// frozen.
+// tf32; A and B row-major with N unaligned and M and K aligned; B
+// column-major on a small grid; fp8 with M unaligned or N alone unaligned;
+// and C stored with narrow stores while A and B move vectors, where the
+// epilogue's spill is priced for tiles that run fast anyway): they must keep
+// missing the committed thresholds (a fix moves them into the gate above)
+// and must not get worse than measured when the constants were frozen.
 constexpr const char* kKnownMisses =
-    "tfloat32:rr:MNK,float16:rr:mnk,float16:rc:MNK,float16:rr:MnK,bfloat16:rr:MnK,bfloat16:rr:mnK,"
-    "float8_e4m3:rc:mNK,float8_e4m3:rc:MnK,float8_e4m3:rc:mnK,float16:rc:MnK,bfloat16:rc:MnK";
+    "tfloat32:rr:MNK,float16:rc:MNK,float16:rr:MnK,float8_e4m3:rc:mNK,float8_e4m3:rc:MnK,float16:rc:MnK,"
+    "bfloat16:rc:MnK";
 TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   std::string data;
   for (const char* v : {"v5a", "v5b", "v6", "v9", "v10", "v12", "v14", "v16", "v17", "v18", "v19", "v21", "v22", "v23"})
     data += source_path(std::string("data/h200-triton-") + v) + " ";
-  // 6 tf32 + 26 rr:mnk + 1 rc:MNK + 11 fp16 and 5 bf16 rr:MnK + 2 bf16 rr:mnK +
-  // 5 fp8 rc:mNK + 4 fp8 rc:MnK + 3 fp8 rc:mnK + 1 fp16 and 1 bf16 rc:MnK.
-  // The epilogue rule moved rr:mnk from 1.119 / 1.549 to 1.024 / 1.134 and
-  // fp8 rc:mnK's 1000x50257x4096 from 1.297 to 1.039; fp8 rc:MnK left the
-  // gate (1.008 -> 1.057 over v17 and v22; docs/model.md §6). async_share
-  // moved fp16 rr:MnK from 1.052 to 1.035 (its eight cases before v23 to
-  // 1.044) and bf16 rr:MnK from 1.085 / 1.104 to 1.025 / 1.078 before v23.
-  // Overall 1.042 / 1.337, best of top 5 1.004; the bounds hold every class
-  // (tf32's six here 1.091, fp16 rc:MnK's best of top 5 1.034).
+  // 6 tf32 + 1 fp16 rc:MNK + 11 fp16 rr:MnK + 5 fp8 rc:mNK + 4 fp8 rc:MnK +
+  // 1 fp16 and 1 bf16 rc:MnK. The smooth maximum moved four classes into the
+  // gate and fp16 rr:MnK from 1.035 / 1.132 to 1.079 / 1.791: seven of its
+  // cases went to the measured best (3 stages of 256x64x64), two to the
+  // 3-stage variant where 2 stages win (2048x1500x2048 1.079, 4096x3000x2048
+  // 1.104), and 128x50257x4096 to 128x64x128 with 3 stages, 1.791, which runs
+  // two 255-register blocks per SM and is measured about 1.8x its predicted
+  // time in every B-narrow case (docs/model.md §6). fp8 rc:MnK 1.057 / 1.097
+  // -> 1.065 / 1.148. Overall 1.072 / 1.791, best of top 5 1.009.
   expect_known_miss(data + "--split heldout --class " + kKnownMisses,
-                    "--max-top1-geomean 1.10 --max-top1-worst 1.34 --max-top5-geomean 1.04", 65);
+                    "--max-top1-geomean 1.10 --max-top1-worst 1.80 --max-top5-geomean 1.04", 29);
 }
 
 // tf32 with B stored N-contiguous after the on-chip transpose was modelled
