@@ -137,11 +137,11 @@ constexpr const char* kGatedClasses =
     "float16:cr:mNK,float16:cr:MNK,float16:rc:MNk,float16:rc:mnk,float16:rr:Mnk,"
     "bfloat16:rr:MNk,float8_e4m3:rc:MNk,tfloat32:rr:mNK,float16:rr:mNK,bfloat16:rr:mNK,"
     "bfloat16:rr:mnk,bfloat16:rr:Mnk,float16:rc:mnK,float16:rr:mnK,"
-    "float16:rr:mnk,bfloat16:rr:MnK,float8_e4m3:rc:mnK,bfloat16:rr:mnK";
+    "float16:rr:mnk,bfloat16:rr:MnK,float8_e4m3:rc:mnK";
 TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
   std::string data;
   for (const char* v :
-       {"v5a", "v5b", "v6", "v8", "v9", "v10", "v12", "v14", "v16", "v17", "v18", "v19", "v21", "v22", "v23"})
+       {"v5a", "v5b", "v6", "v8", "v9", "v10", "v12", "v14", "v16", "v17", "v18", "v19", "v21", "v22", "v23", "v24"})
     data += source_path(std::string("data/h200-triton-") + v) + " ";
   const CliResult r = run_cli("validate " + data + "--split heldout --class " + kGatedClasses +
                               " --max-top1-geomean 1.03 --max-top1-worst 1.10 --max-top5-geomean 1.01");
@@ -154,21 +154,25 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
   // plus v23's two fp16 rr:MNk and fp16 rr:mnK with its four cases (one of
   // v17, one of v21, two of v23), which joined with async_share: 105 cases.
   // The smooth maximum (overlap_power, the time constants refitted) brought
-  // four more classes, 36 cases: fp16 rr:mnk (26: 1.024 / 1.134 -> 1.005 /
-  // 1.028), bf16 rr:MnK (5: 1.043 / 1.096 -> 1.000), fp8 rc:mnK (3: 1.045 /
-  // 1.056 -> 1.018 / 1.056) and bf16 rr:mnK (2: 1.048 / 1.063 -> 1.000);
-  // the 105 went from 1.009 / 1.078 to 1.008 / 1.071. 141 cases: 1.007 / 1.071.
-  EXPECT_NE(r.out.find("shapes 141:"), std::string::npos) << r.out;
+  // three more classes, 34 cases: fp16 rr:mnk (26: 1.024 / 1.134 -> 1.005 /
+  // 1.028), bf16 rr:MnK (5: 1.043 / 1.096 -> 1.000) and fp8 rc:mnK (3: 1.045
+  // / 1.056 -> 1.018 / 1.056); the 105 went from 1.009 / 1.078 to 1.008 /
+  // 1.071. Then the fresh v24, measured after the constants were frozen:
+  // 7 cases of those three classes (1.005, 1.026 / 1.053, 1.042 / 1.087).
+  // 146 cases: 1.008 / 1.087, best of top 5 1.002 (the family before the
+  // smooth maximum: 1.014 / 1.134 on the same cases).
+  EXPECT_NE(r.out.find("shapes 146:"), std::string::npos) << r.out;
   for (const char* c : {"bfloat16:rr:MNK\n", "float8_e4m3:rc:MNK\n", "float8_e5m2:rc:MNK\n", "float16:rr:MNk\n",
                         "float16:rc:MNk\n", "float16:rc:mnk\n", "float16:rr:Mnk\n", "bfloat16:rr:MNk\n",
                         "float8_e4m3:rc:MNk\n", "tfloat32:rr:mNK\n", "float16:rr:mNK\n", "bfloat16:rr:mNK\n",
                         "bfloat16:rr:mnk\n", "bfloat16:rr:Mnk\n", "float16:rc:mnK\n", "float16:rr:mnK\n",
-                        "float16:rr:mnk\n", "bfloat16:rr:MnK\n", "float8_e4m3:rc:mnK\n", "bfloat16:rr:mnK\n"})
+                        "float16:rr:mnk\n", "bfloat16:rr:MnK\n", "float8_e4m3:rc:mnK\n"})
     EXPECT_NE(r.out.find(c), std::string::npos) << c;
 }
 
 // The classes where the frozen model misses the thresholds (docs/model.md §6:
-// tf32; A and B row-major with N unaligned and M and K aligned; B
+// tf32; A and B row-major with N unaligned and K aligned (fp16 with M
+// aligned, bf16 with M unaligned); B
 // column-major on a small grid; fp8 with M unaligned or N alone unaligned;
 // and C stored with narrow stores while A and B move vectors, where the
 // epilogue's spill is priced for tiles that run fast anyway): they must keep
@@ -176,22 +180,28 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
 // and must not get worse than measured when the constants were frozen.
 constexpr const char* kKnownMisses =
     "tfloat32:rr:MNK,float16:rc:MNK,float16:rr:MnK,float8_e4m3:rc:mNK,float8_e4m3:rc:MnK,float16:rc:MnK,"
-    "bfloat16:rc:MnK";
+    "bfloat16:rc:MnK,bfloat16:rr:mnK";
 TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   std::string data;
-  for (const char* v : {"v5a", "v5b", "v6", "v9", "v10", "v12", "v14", "v16", "v17", "v18", "v19", "v21", "v22", "v23"})
+  for (const char* v :
+       {"v5a", "v5b", "v6", "v9", "v10", "v12", "v14", "v16", "v17", "v18", "v19", "v21", "v22", "v23", "v24"})
     data += source_path(std::string("data/h200-triton-") + v) + " ";
-  // 6 tf32 + 1 fp16 rc:MNK + 11 fp16 rr:MnK + 5 fp8 rc:mNK + 4 fp8 rc:MnK +
-  // 1 fp16 and 1 bf16 rc:MnK. The smooth maximum moved four classes into the
-  // gate and fp16 rr:MnK from 1.035 / 1.132 to 1.079 / 1.791: seven of its
+  // 6 tf32 + 1 fp16 rc:MNK + 14 fp16 rr:MnK (3 of v24) + 4 bf16 rr:mnK (2 of
+  // v24) + 5 fp8 rc:mNK + 4 fp8 rc:MnK +
+  // 1 fp16 and 1 bf16 rc:MnK. The smooth maximum moved three classes into
+  // the gate for good and fp16 rr:MnK from 1.035 / 1.132 to 1.079 / 1.791: seven of its
   // cases went to the measured best (3 stages of 256x64x64), two to the
   // 3-stage variant where 2 stages win (2048x1500x2048 1.079, 4096x3000x2048
   // 1.104), and 128x50257x4096 to 128x64x128 with 3 stages, 1.791, which runs
   // two 255-register blocks per SM and is measured about 1.8x its predicted
   // time in every B-narrow case (docs/model.md §6). fp8 rc:MnK 1.057 / 1.097
-  // -> 1.065 / 1.148. Overall 1.072 / 1.791, best of top 5 1.009.
+  // -> 1.065 / 1.148. bf16 rr:mnK went 1.048 / 1.063 -> 1.000 on its two
+  // cases and joined the gate, then left it on the fresh v24 (1.038 / 1.046,
+  // best of top 5 1.023; four cases 1.019 / 1.046 / 1.011). v24's fp16
+  // rr:MnK cases, a skinny M among them, 1.006 / 1.018. Overall 1.061 /
+  // 1.791, best of top 5 1.008.
   expect_known_miss(data + "--split heldout --class " + kKnownMisses,
-                    "--max-top1-geomean 1.10 --max-top1-worst 1.80 --max-top5-geomean 1.04", 29);
+                    "--max-top1-geomean 1.10 --max-top1-worst 1.80 --max-top5-geomean 1.04", 36);
 }
 
 // tf32 with B stored N-contiguous after the on-chip transpose was modelled
