@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""Why do some B-narrow Triton GEMM kernels run 1.8-2x slow at two blocks per SM?
+
+docs/model.md §6 ("Two 255-register blocks with B through registers"): with
+A and B row-major and N not a multiple of 16 (B loaded with 2-byte loads
+through registers), 128x64x128 with 4 warps runs 1.8-2.0x the time the model
+gives it, relative to the other tiles, with 2 or 3 stages (two blocks per SM)
+and as predicted with 4 or 5 (one block), on every measured shape; 64x64x128
+with 4 warps does the same from 3 stages on. The compiled resources
+(registers, spills, shared memory) do not separate the slow variants.
+
+This script compiles those variants (and neighbours) of the tutorial kernel
+of bench/gpu/triton_gemm_harness.py for a few cases, records the compiler's
+resources, the driver's occupancy and counts of SASS instructions (global
+loads by width, shared loads and stores, barriers, local memory, wgmma), checks
+every output against torch.matmul, and times each with do_bench (median).
+With --ncu it then profiles one launch of each variant on the first case with
+Nsight Compute (sections SpeedOfLight, Occupancy, WarpStateStats,
+MemoryWorkloadAnalysis), one ncu process per variant.
+
+    python3 bench/gpu/profile_two_blocks.py --out DIR [--ncu]
+
+Writes DIR/variants.jsonl (one line per case and variant), DIR/ncu/*.csv and
+prints a table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+import torch
+import triton
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import triton_gemm_harness as h  # noqa: E402
+
+CASES = ["128x50257x4096", "2048x11001x4096", "128x50176x4096"]
+VARIANTS = [
+    "128x64x128_s2_w4", "128x64x128_s3_w4", "128x64x128_s4_w4", "128x64x128_s5_w4",
+    "64x64x128_s2_w4", "64x64x128_s3_w4", "64x64x128_s4_w4",
+    "128x64x64_s2_w4", "128x64x64_s3_w4", "128x64x64_s4_w4",
+    "256x64x64_s2_w4", "256x64x64_s3_w4",
+]
+NCU_VARIANTS = ["128x64x128_s2_w4", "128x64x128_s3_w4", "128x64x128_s4_w4", "128x64x128_s5_w4",
+                "64x64x128_s2_w4", "64x64x128_s3_w4", "128x64x64_s2_w4", "128x64x64_s3_w4"]
+SECTIONS = ["SpeedOfLight", "Occupancy", "WarpStateStats", "MemoryWorkloadAnalysis"]
+
+
+def sass_text(kernel):
+    """The kernel's SASS, from its cubin through cuobjdump (empty if unavailable)."""
+    import tempfile
+    try:
+        cubin = kernel.asm["cubin"]
+        with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
+            f.write(cubin)
+            path = f.name
+        out = subprocess.run(["cuobjdump", "--dump-sass", path], capture_output=True, text=True, timeout=120)
+        os.unlink(path)
+        return out.stdout
+    except Exception:
+        return ""
+
+
+def sass_counts(kernel):
+    """Counts of the SASS mnemonics that matter here (empty if no SASS)."""
+    sass = sass_text(kernel)
+    counts = collections.Counter()
+    for line in sass.splitlines():
+        m = re.search(r"/\*[0-9a-f]+\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]+)", line)
+        if not m:
+            continue
+        op = m.group(1)
+        base = op.split(".")[0]
+        if base in ("LDG", "STG", "LDS", "STS", "LDSM", "BAR", "LDL", "STL", "LDGSTS", "HGMMA", "WARPGROUP",
+                    "SYNCS", "UTMALDG", "LDGDEPBAR", "DEPBAR"):
+            counts[op if base in ("LDG", "STS", "LDS", "LDGSTS") else base] += 1
+    return dict(counts)
+
+
+def run_variant(case, cfg, time_it=True):
+    a, b, c = h.case_tensors(case)
+    kernel = h.matmul_kernel.warmup(*h.kernel_args(a, b, c), grid=(1,), **h.meta_args(cfg))
+    kernel._init_handles()
+    shared = int(kernel.metadata.shared)
+    occ, _, _ = h.occupancy(kernel.function, 32 * cfg["warps"], shared)
+    grid = (triton.cdiv(case.M, cfg["BM"]) * triton.cdiv(case.N, cfg["BN"]),)
+
+    def launch():
+        h.matmul_kernel[grid](*h.kernel_args(a, b, c), **h.meta_args(cfg))
+
+    c.fill_(float("nan"))
+    launch()
+    torch.cuda.synchronize()
+    ref = (a.float() @ b.float())
+    rel = float(torch.linalg.norm(c.float() - ref) / torch.linalg.norm(ref))
+    nans = int(torch.isnan(c).sum())
+    row = dict(case=h.shape_name((case.M, case.N, case.K)), klass=case.klass() if hasattr(case, "klass") else None,
+               key=cfg["key"], n_regs=int(kernel.n_regs), n_spills=int(kernel.n_spills), shared=shared,
+               occupancy=occ, rel_err=rel, nans=nans, sass=sass_counts(kernel))
+    if time_it:
+        row["ms"] = triton.testing.do_bench(launch, warmup=5, rep=25, return_mode="median")
+    return row, launch
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--ncu", action="store_true", help="profile NCU_VARIANTS on the first case with Nsight Compute")
+    ap.add_argument("--one", help="(internal) run one variant once on the first case, for ncu")
+    args = ap.parse_args()
+    torch.manual_seed(20261202)
+    if args.one:
+        cfg = h.parse_config_key(args.one)
+        row, launch = run_variant(h.parse_case(CASES[0]), cfg, time_it=False)
+        launch()
+        torch.cuda.synchronize()
+        return
+    os.makedirs(args.out, exist_ok=True)
+    # Compile every (class, variant) once, in parallel, into Triton's cache.
+    t0 = time.perf_counter()
+    classes = sorted({h.parse_case(text).klass() for text in CASES})
+    h.compile_all(classes, [h.parse_config_key(k) for k in VARIANTS], os.cpu_count() or 4)
+    print(f"# compile {time.perf_counter() - t0:.1f} s for {len(classes)} classes x {len(VARIANTS)} variants")
+    rows = []
+    t0 = time.perf_counter()
+    with open(os.path.join(args.out, "variants.jsonl"), "w") as f:
+        for text in CASES:
+            case = h.parse_case(text)
+            for key in VARIANTS:
+                try:
+                    row, _ = run_variant(case, h.parse_config_key(key))
+                except Exception as e:  # not runnable in this class (shared memory): recorded, skipped
+                    row = dict(case=text, key=key, error=f"{type(e).__name__}: {e}"[:200])
+                    f.write(json.dumps(row) + "\n")
+                    continue
+                rows.append(row)
+                f.write(json.dumps(row) + "\n")
+                f.flush()
+    print(f"# timing {time.perf_counter() - t0:.1f} s")
+    print("| case | variant | regs | spills | smem KB | blk/SM | ms | rel_err | LDG.U16 | STS | LDS | BAR | LDL+STL |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        s = r["sass"]
+        ldg16 = sum(v for k, v in s.items() if k.startswith("LDG") and "U16" in k)
+        sts = sum(v for k, v in s.items() if k.startswith("STS"))
+        lds = sum(v for k, v in s.items() if k.startswith("LDS"))
+        print(f"| {r['case']} | {r['key']} | {r['n_regs']} | {r['n_spills']} | {r['shared'] / 1024:.0f} | "
+              f"{r['occupancy']} | {r['ms']:.4f} | {r['rel_err']:.1e} | {ldg16} | {sts} | {lds} | "
+              f"{s.get('BAR', 0)} | {s.get('LDL', 0) + s.get('STL', 0)} |")
+    if args.ncu:
+        ncu_dir = os.path.join(args.out, "ncu")
+        os.makedirs(ncu_dir, exist_ok=True)
+        for key in NCU_VARIANTS:
+            cmd = ["ncu", "--csv", "--kernel-name", "regex:matmul", "--launch-count", "1"]
+            for sec in SECTIONS:
+                cmd += ["--section", sec]
+            cmd += [sys.executable, os.path.abspath(__file__), "--out", args.out, "--one", key]
+            t1 = time.perf_counter()
+            res = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+            with open(os.path.join(ncu_dir, f"{key}.csv"), "w") as f:
+                f.write(res.stdout)
+            with open(os.path.join(ncu_dir, f"{key}.err"), "w") as f:
+                f.write(res.stderr)
+            print(f"# ncu {key}: rc {res.returncode}, {time.perf_counter() - t1:.1f} s, {len(res.stdout)} bytes")
+        # One file for the lot (the runner brings back a limited number of files).
+        subprocess.run(["tar", "czf", os.path.join(args.out, "ncu.tar.gz"), "-C", args.out, "ncu"], check=False)
+        subprocess.run(["rm", "-rf", ncu_dir], check=False)
+
+
+if __name__ == "__main__":
+    main()
