@@ -19,6 +19,13 @@ Nsight Compute (sections SpeedOfLight, Occupancy, WarpStateStats,
 MemoryWorkloadAnalysis), one ncu process per variant.
 
     python3 bench/gpu/profile_two_blocks.py --out DIR [--ncu]
+    python3 bench/gpu/profile_two_blocks.py --out DIR --carveout
+
+--carveout profiles every runnable configuration of the 216-configuration
+grid, launched once each on CARVEOUT_CASES (B through registers),
+with Nsight Compute's launch statistics and occupancy sections (the
+shared-memory configuration size the driver picks per launch, the block
+limits) and the L1 hit rate, in one ncu process per case.
 
 Writes DIR/variants.jsonl (one line per case and variant), DIR/ncu/*.csv and
 prints a table.
@@ -51,6 +58,8 @@ VARIANTS = [
 NCU_VARIANTS = ["128x64x128_s2_w4", "128x64x128_s3_w4", "128x64x128_s4_w4", "128x64x128_s5_w4",
                 "64x64x128_s2_w4", "64x64x128_s3_w4", "128x64x64_s2_w4", "128x64x64_s3_w4"]
 SECTIONS = ["SpeedOfLight", "Occupancy", "WarpStateStats", "MemoryWorkloadAnalysis"]
+# --carveout: every configuration of the grid, B through registers.
+CARVEOUT_CASES = ["2048x11001x4096"]
 
 
 def sass_text(kernel):
@@ -84,6 +93,43 @@ def sass_counts(kernel):
     return dict(counts)
 
 
+def summarize_carveout(csv_text):
+    """One record per launch of an ncu --carveout CSV: the configuration (from
+    the program's own output, one key per launch, in order), what the driver
+    configured and the L1 hit rate."""
+    import csv
+    import io
+    keys = [line.strip() for line in csv_text.splitlines()
+            if re.fullmatch(r"\d+x\d+x\d+_s\d+_w\d+", line.strip())]
+    start = csv_text.find('"ID"')
+    table = "\n".join(line for line in csv_text[start:].splitlines() if line.startswith('"'))
+    metrics = collections.defaultdict(dict)
+    for row in csv.DictReader(io.StringIO(table)):
+        metrics[int(row["ID"])][row["Metric Name"]] = row["Metric Value"]
+
+    def num(m, name):
+        v = m.get(name, "").replace(",", "")
+        try:
+            return float(v)
+        except ValueError:
+            return None
+
+    out = []
+    for i in sorted(metrics):
+        m = metrics[i]
+        out.append(dict(key=keys[i] if i < len(keys) else None,
+                        regs=num(m, "Registers Per Thread"),
+                        dynamic_smem=num(m, "Dynamic Shared Memory Per Block"),
+                        driver_smem=num(m, "Driver Shared Memory Per Block"),
+                        smem_config=num(m, "Shared Memory Configuration Size"),
+                        block_limit_smem=num(m, "Block Limit Shared Mem"),
+                        block_limit_regs=num(m, "Block Limit Registers"),
+                        block_limit_warps=num(m, "Block Limit Warps"),
+                        l1_hit_pct=num(m, "l1tex__t_sector_hit_rate.pct"),
+                        ncu_duration_ns=num(m, "gpu__time_duration.sum")))
+    return out
+
+
 def run_variant(case, cfg, time_it=True):
     a, b, c = h.case_tensors(case)
     kernel = h.matmul_kernel.warmup(*h.kernel_args(a, b, c), grid=(1,), **h.meta_args(cfg))
@@ -114,8 +160,57 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--ncu", action="store_true", help="profile NCU_VARIANTS on the first case with Nsight Compute")
     ap.add_argument("--one", help="(internal) run one variant once on the first case, for ncu")
+    ap.add_argument("--carveout", action="store_true",
+                    help="profile every configuration of the grid on CARVEOUT_CASES with Nsight Compute's launch "
+                         "statistics and occupancy (the shared-memory carveout the driver picks) and the L1 hit rate")
+    ap.add_argument("--launch-all", help="(internal) launch every runnable configuration once on this case")
+    ap.add_argument("--summarize-carveout", metavar="CSV",
+                    help="turn a --carveout CSV into JSON Lines in --out (no GPU needed)")
     args = ap.parse_args()
+    if args.summarize_carveout:
+        with open(args.summarize_carveout) as f:
+            records = summarize_carveout(f.read())
+        with open(args.out, "w") as f:
+            for r in records:
+                f.write(json.dumps(r) + "\n")
+        return
     torch.manual_seed(20261202)
+    if args.launch_all:
+        case = h.parse_case(args.launch_all)
+        a, b, c = h.case_tensors(case)
+        for cfg in h.config_grid():
+            try:
+                kernel = h.matmul_kernel.warmup(*h.kernel_args(a, b, c), grid=(1,), **h.meta_args(cfg))
+                kernel._init_handles()
+            except Exception:
+                continue  # not runnable (shared memory)
+            grid = (triton.cdiv(case.M, cfg["BM"]) * triton.cdiv(case.N, cfg["BN"]),)
+            h.matmul_kernel[grid](*h.kernel_args(a, b, c), **h.meta_args(cfg))
+            torch.cuda.synchronize()
+            print(cfg["key"], flush=True)
+        return
+    if args.carveout:
+        os.makedirs(args.out, exist_ok=True)
+        t0 = time.perf_counter()
+        classes = sorted({h.parse_case(text).klass() for text in CARVEOUT_CASES})
+        h.compile_all(classes, h.config_grid(), os.cpu_count() or 4)
+        print(f"# compile {time.perf_counter() - t0:.1f} s for {len(classes)} classes x 216")
+        for text in CARVEOUT_CASES:
+            base = ["ncu", "--csv", "--kernel-name", "regex:matmul", "--section", "LaunchStats",
+                    "--section", "Occupancy"]
+            extra = ["--metrics", "l1tex__t_sector_hit_rate.pct,gpu__time_duration.sum"]
+            prog = [sys.executable, os.path.abspath(__file__), "--out", args.out, "--launch-all", text]
+            t1 = time.perf_counter()
+            res = subprocess.run(base + extra + prog, capture_output=True, text=True, timeout=1200)
+            if res.returncode != 0:
+                res = subprocess.run(base + prog, capture_output=True, text=True, timeout=1200)
+            name = text.replace(":", "_")
+            with open(os.path.join(args.out, f"carveout_{name}.csv"), "w") as f:
+                f.write(res.stdout)
+            with open(os.path.join(args.out, f"carveout_{name}.err"), "w") as f:
+                f.write(res.stderr[-20000:])
+            print(f"# ncu {text}: rc {res.returncode}, {time.perf_counter() - t1:.1f} s, {len(res.stdout)} bytes")
+        return
     if args.one:
         cfg = h.parse_config_key(args.one)
         row, launch = run_variant(h.parse_case(CASES[0]), cfg, time_it=False)
