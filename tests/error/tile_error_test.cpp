@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <sstream>
 
 #include "bad_input.hpp"
 
@@ -87,6 +88,36 @@ INSTANTIATE_TEST_SUITE_P(
 // An endless line (no newline, ever) is refused at the line limit, in bounded time and memory.
 TEST(ShapesBadInput, EndlessLine_RefusedAtTheLimit) {
   expect_usage_error(run_cli("tile --shapes /dev/zero"), "/dev/zero", "/dev/zero:1: the line is longer than 4096 bytes");
+}
+
+// overlap_power, the order of the smooth maximum: 0 (the plain maximum) or
+// 1 to 64, a number; in the float16 section and in a type's override alike.
+TEST(FamilyBadInput, OverlapPowerOutOfRange_NamesTheConstant) {
+  std::ifstream in(source_path("data/families/triton.json"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string shipped = ss.str();
+  const std::string key = "\"overlap_power\": {";
+  const std::size_t fp16 = shipped.find(key, shipped.find("\"time\": {\n    \"constants\""));
+  const std::size_t fp8 = shipped.find(key);
+  ASSERT_NE(fp16, std::string::npos);
+  ASSERT_NE(fp8, std::string::npos);
+  ASSERT_NE(fp8, fp16);  // by_input_type comes first in the file
+  const std::string path = "/tmp/tileplan_bad_overlap_" + std::to_string(::getpid()) + ".json";
+  for (const std::size_t at : {fp16, fp8})
+    for (const char* bad : {"0.5", "65", "-1", "\"x\"", "null", "true"}) {
+      std::string text = shipped;
+      const std::size_t value = text.find("\"value\": ", at) + 9;
+      const std::size_t end = text.find_first_of(",\n}", value);
+      text.replace(value, end - value, bad);
+      {
+        std::ofstream f(path);
+        f << text;
+      }
+      const CliResult r = run_cli("tile --family-file " + path);
+      expect_usage_error(r, std::string(bad) + (at == fp16 ? " (float16)" : " (float8_e4m3)"), "overlap_power");
+    }
+  std::remove(path.c_str());
 }
 
 TEST(FamilyBadInput, MalformedFamilyFile_NamesTheKey) {
