@@ -55,11 +55,11 @@ inline SplitK split_of(const TileConfig& cfg, const KernelFamily& f) {
 Prediction predict(const Device& dev, const GemmProblem& p, const TileCosts& t, const TimeConstants& k,
                    int64_t group_m, const SplitK& split = {});
 // Only the time, for ranking many configurations (the same equations).
-// The smooth maximum (a^p + b^p)^(1/p) of a, b >= 0 (p = 0: the plain
-// maximum), as the model evaluates it (tabulated, see model.cpp).
-double smooth_max(double a, double b, double p);
 double predict_us(const Device& dev, const GemmProblem& p, const TileCosts& t, const TimeConstants& k,
                   int64_t group_m, const SplitK& split = {});
 double grouped_dram_bytes(const Device& dev, const GemmProblem& p, int64_t block_m, int64_t group_m);
+// The smooth maximum (a^p + b^p)^(1/p) of a, b >= 0 (p = 0: the plain
+// maximum), as the model evaluates it (tabulated, see model.cpp).
+double smooth_max(double a, double b, double p);
 
 }  // namespace tileplan::detail
