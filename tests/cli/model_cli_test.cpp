@@ -133,15 +133,16 @@ TEST(ModelCli, Validate_HeldOutMeetsCommittedThresholds) {
 // v23 (after async_share was frozen) in the classes where the model meets the
 // committed thresholds, overall and class by class.
 constexpr const char* kGatedClasses =
-    "bfloat16:rr:MNK,float8_e4m3:rc:MNK,float8_e5m2:rc:MNK,float16:rr:MNk,"
+    "float16:rr:MNK,bfloat16:rr:MNK,float8_e4m3:rc:MNK,float8_e5m2:rc:MNK,float16:rr:MNk,"
     "float16:cr:mNK,float16:cr:MNK,float16:rc:MNk,float16:rc:mnk,float16:rr:Mnk,"
-    "bfloat16:rr:MNk,float8_e4m3:rc:MNk,tfloat32:rr:mNK,float16:rr:mNK,bfloat16:rr:mNK,"
+    "bfloat16:rr:MNk,float8_e4m3:rc:MNk,tfloat32:rr:mNK,bfloat16:rr:mNK,"
     "bfloat16:rr:mnk,bfloat16:rr:Mnk,float16:rc:mnK,float16:rr:mnK,"
     "float16:rr:mnk,bfloat16:rr:MnK,float8_e4m3:rc:mnK";
 TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
   std::string data;
   for (const char* v :
-       {"v5a", "v5b", "v6", "v8", "v9", "v10", "v12", "v14", "v16", "v17", "v18", "v19", "v21", "v22", "v23", "v24"})
+       {"v5a", "v5b", "v6", "v8", "v9", "v10", "v12", "v14", "v16", "v17", "v18", "v19", "v21", "v22", "v23", "v24",
+        "v25"})
     data += source_path(std::string("data/h200-triton-") + v) + " ";
   const CliResult r = run_cli("validate " + data + "--split heldout --class " + kGatedClasses +
                               " --max-top1-geomean 1.03 --max-top1-worst 1.10 --max-top5-geomean 1.01");
@@ -159,12 +160,18 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
   // / 1.056 -> 1.018 / 1.056); the 105 went from 1.009 / 1.078 to 1.008 /
   // 1.071. Then the fresh v24, measured after the constants were frozen:
   // 7 cases of those three classes (1.005, 1.026 / 1.053, 1.042 / 1.087).
-  // 146 cases: 1.008 / 1.087, best of top 5 1.002 (the family before the
-  // smooth maximum: 1.014 / 1.134 on the same cases).
-  EXPECT_NE(r.out.find("shapes 146:"), std::string::npos) << r.out;
-  for (const char* c : {"bfloat16:rr:MNK\n", "float8_e4m3:rc:MNK\n", "float8_e5m2:rc:MNK\n", "float16:rr:MNk\n",
+  // 146 cases: 1.008 / 1.087, best of top 5 1.002. Then the fresh v25, of
+  // the classes gated before the smooth maximum: fp16 rr:MNK (aligned; its
+  // six cases of these datasets and v25's four, 1.003 / 1.011, joined this
+  // gate beside the v2 and v4 one above) stays in, fp16 rr:mNK leaves it
+  // (333x4096x14336: 1.122, the 64x256-against-128x128 miss of
+  // docs/model.md §6, the same pick before the smooth maximum). 150 cases:
+  // 1.008 / 1.087, best of top 5 1.002 (the family before the smooth
+  // maximum: 1.014 / 1.134 on the same cases).
+  EXPECT_NE(r.out.find("shapes 150:"), std::string::npos) << r.out;
+  for (const char* c : {"float16:rr:MNK\n", "bfloat16:rr:MNK\n", "float8_e4m3:rc:MNK\n", "float8_e5m2:rc:MNK\n", "float16:rr:MNk\n",
                         "float16:rc:MNk\n", "float16:rc:mnk\n", "float16:rr:Mnk\n", "bfloat16:rr:MNk\n",
-                        "float8_e4m3:rc:MNk\n", "tfloat32:rr:mNK\n", "float16:rr:mNK\n", "bfloat16:rr:mNK\n",
+                        "float8_e4m3:rc:MNk\n", "tfloat32:rr:mNK\n", "bfloat16:rr:mNK\n",
                         "bfloat16:rr:mnk\n", "bfloat16:rr:Mnk\n", "float16:rc:mnK\n", "float16:rr:mnK\n",
                         "float16:rr:mnk\n", "bfloat16:rr:MnK\n", "float8_e4m3:rc:mnK\n"})
     EXPECT_NE(r.out.find(c), std::string::npos) << c;
@@ -172,7 +179,8 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
 
 // The classes where the frozen model misses the thresholds (docs/model.md §6:
 // tf32; A and B row-major with N unaligned and K aligned (fp16 with M
-// aligned, bf16 with M unaligned); B
+// aligned, bf16 with M unaligned); fp16 with M alone unaligned (a 64x256
+// pick where 128x128 wins); B
 // column-major on a small grid; fp8 with M unaligned or N alone unaligned;
 // and C stored with narrow stores while A and B move vectors, where the
 // epilogue's spill is priced for tiles that run fast anyway): they must keep
@@ -180,11 +188,11 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
 // and must not get worse than measured when the constants were frozen.
 constexpr const char* kKnownMisses =
     "tfloat32:rr:MNK,float16:rc:MNK,float16:rr:MnK,float8_e4m3:rc:mNK,float8_e4m3:rc:MnK,float16:rc:MnK,"
-    "bfloat16:rc:MnK,bfloat16:rr:mnK";
+    "bfloat16:rc:MnK,bfloat16:rr:mnK,float16:rr:mNK";
 TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   std::string data;
   for (const char* v :
-       {"v5a", "v5b", "v6", "v9", "v10", "v12", "v14", "v16", "v17", "v18", "v19", "v21", "v22", "v23", "v24"})
+       {"v5a", "v5b", "v6", "v9", "v10", "v12", "v14", "v16", "v17", "v18", "v19", "v21", "v22", "v23", "v24", "v25"})
     data += source_path(std::string("data/h200-triton-") + v) + " ";
   // 6 tf32 + 1 fp16 rc:MNK + 14 fp16 rr:MnK (3 of v24) + 4 bf16 rr:mnK (2 of
   // v24) + 5 fp8 rc:mNK + 4 fp8 rc:MnK +
@@ -198,10 +206,12 @@ TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   // -> 1.065 / 1.148. bf16 rr:mnK went 1.048 / 1.063 -> 1.000 on its two
   // cases and joined the gate, then left it on the fresh v24 (1.038 / 1.046,
   // best of top 5 1.023; four cases 1.019 / 1.046 / 1.011). v24's fp16
-  // rr:MnK cases, a skinny M among them, 1.006 / 1.018. Overall 1.061 /
-  // 1.791, best of top 5 1.008.
+  // rr:MnK cases, a skinny M among them, 1.006 / 1.018. fp16 rr:mNK (13:
+  // eleven earlier cases and v25's two) left the gate on v25's
+  // 333x4096x14336, 1.122: 1.015 / 1.122, best of top 5 1.001. Overall
+  // 49 cases, 1.048 / 1.791, best of top 5 1.006.
   expect_known_miss(data + "--split heldout --class " + kKnownMisses,
-                    "--max-top1-geomean 1.10 --max-top1-worst 1.80 --max-top5-geomean 1.04", 36);
+                    "--max-top1-geomean 1.10 --max-top1-worst 1.80 --max-top5-geomean 1.04", 49);
 }
 
 // tf32 with B stored N-contiguous after the on-chip transpose was modelled
