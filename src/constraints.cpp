@@ -252,13 +252,7 @@ void check_resources(const TileConfig& cfg, const Device& dev, const GemmProblem
   // C1: stages * (block_M*block_K + block_K*block_N) * elem_bytes.
   v.smem_per_stage_bytes = (cfg.block_m * cfg.block_k + cfg.block_k * cfg.block_n) * p.elem_bytes();
   v.smem_bytes = v.smem_per_stage_bytes * cfg.stages;
-  if (rule == OccupancyRule::hardware) {
-    // What the compiler allocates: an operand that goes through registers
-    // has one buffer, not one per stage (measured: data/h200-triton-v5b).
-    const ProblemAccess acc = problem_access(p);
-    const int64_t a = cfg.block_m * cfg.block_k * p.elem_bytes(), b = cfg.block_k * cfg.block_n * p.elem_bytes();
-    v.smem_bytes = (acc.a.through_registers ? a : a * cfg.stages) + (acc.b.through_registers ? b : b * cfg.stages);
-  }
+  if (rule == OccupancyRule::hardware) v.smem_bytes = detail::allocated_smem_bytes(cfg, p);
   if (v.smem_bytes > dev.smem_per_block_max_bytes)
     v.failures.push({FindingKind::smem_per_block, v.smem_bytes, dev.smem_per_block_max_bytes});
   if (depth == Depth::until_failure && !v.failures.empty()) return;
@@ -325,6 +319,17 @@ double reference_traffic(const GemmProblem& p, const TileConfig& cfg) {
   const double reuse = 1.0 / static_cast<double>(cfg.block_n) + 1.0 / static_cast<double>(cfg.block_m);
   const double mn = static_cast<double>(p.elem_bytes() * p.m * p.n);
   return mnk * reuse + mn;
+}
+
+}  // namespace detail
+namespace detail {
+
+int64_t allocated_smem_bytes(const TileConfig& cfg, const GemmProblem& p) {
+  // What the compiler allocates: an operand that goes through registers
+  // has one buffer, not one per stage (measured: data/h200-triton-v5b).
+  const ProblemAccess acc = problem_access(p);
+  const int64_t a = cfg.block_m * cfg.block_k * p.elem_bytes(), b = cfg.block_k * cfg.block_n * p.elem_bytes();
+  return (acc.a.through_registers ? a : a * cfg.stages) + (acc.b.through_registers ? b : b * cfg.stages);
 }
 
 }  // namespace detail

@@ -31,6 +31,15 @@ void check_resources(const TileConfig& cfg, const Device& dev, const GemmProblem
                      OccupancyRule rule, Depth depth, TileCheck& v, bool price_held_spills = false);
 // C4: grid, waves, last-wave fill and their warnings.
 void finish_parallelism(TileCheck& v, const GemmProblem& p, const Device& dev);
+// Shared memory the compiler allocates for the operand tiles (the hardware
+// rule: an operand through registers has one buffer, the other one per stage).
+int64_t allocated_smem_bytes(const TileConfig& cfg, const GemmProblem& p);
+// The carveout (bytes) the driver configures for `blocks` resident blocks of
+// `smem_bytes` each (Device::carveout_multi_block_min_kb), and the L1 each
+// block keeps: l1_smem_per_sm_bytes less the carveout, over the blocks.
+//   Requires: check_device(dev), 0 <= smem_bytes <= smem_per_block_max_bytes, blocks >= 1.
+int64_t carveout_bytes(const Device& dev, int64_t smem_bytes, int64_t blocks);
+double l1_bytes_per_block(const Device& dev, int64_t smem_bytes, int64_t blocks);
 // The reference's traffic.
 double reference_traffic(const GemmProblem& p, const TileConfig& cfg);
 

@@ -16,6 +16,16 @@ constexpr const char* kAmpereTuning =
     "NVIDIA Ampere Tuning Guide, 'Shared Memory' (164 KB per SM, 163 KB per block)";
 constexpr const char* kAdaTuning =
     "NVIDIA Ada Tuning Guide, 'Shared Memory' (100 KB per SM, 99 KB per block)";
+constexpr const char* kHopperL1 =
+    "NVIDIA Hopper Tuning Guide, 'Unified Shared Memory/L1/Texture Cache' (256 KB per SM)";
+constexpr const char* kAmpereL1 =
+    "NVIDIA Ampere Tuning Guide, 'Unified Shared Memory/L1/Texture Cache' (192 KB per SM on A100)";
+constexpr const char* kAdaL1 =
+    "NVIDIA Ada Tuning Guide, 'Unified Shared Memory/L1/Texture Cache' (128 KB per SM)";
+constexpr const char* kH200CarveoutRule =
+    "measured on an H200 (data/h200-profile-two-blocks, --carveout: 202 Triton kernels under Nsight Compute): "
+    "above 48 KB per block the 228 KB step (129 of 129); otherwise the smallest step holding the resident blocks, "
+    "and 132 KB or more with two or more resident (71 of 73)";
 constexpr const char* kReservedSmem =
     "CUDA C++ Programming Guide, 'Shared Memory' (1 KB reserved per block on cc 8.0+); "
     "cuda_occupancy.h reservedSharedMemPerBlock";
@@ -85,6 +95,10 @@ void hopper(Device& d) {
   d.max_warps_per_sm = 64;
   d.smem_carveout_kb = {0, 8, 16, 32, 64, 100, 132, 164, 196, 228};
   d.carveout_source = "CUDA C++ Programming Guide, 'Shared Memory' for compute capability 9.0";
+  d.l1_smem_per_sm_bytes = 256 * 1024;
+  set(d, F::l1_smem_per_sm_bytes, kHopperL1);
+  d.carveout_multi_block_min_kb = 132;
+  d.carveout_rule_source = kH200CarveoutRule;
   set(d, F::compute_capability, kCudaGuideCC);
   set(d, F::smem_per_sm_bytes, kHopperTuning);
   set(d, F::smem_per_block_max_bytes, kHopperTuning);
@@ -124,6 +138,7 @@ Device h100_sxm() {
   d.name = "h100-sxm";
   d.label = "NVIDIA H100 SXM5 80GB (sm_90)";
   hopper(d);
+  d.carveout_rule_source = "assumed as measured on the H200 (same architecture): not measured on this device";
   d.sm_count = 132;
   d.tensor_fp16_tflops = 989.4;
   d.simt_fp32_tflops = 67;
@@ -150,6 +165,7 @@ Device h100_pcie() {
   d.name = "h100-pcie";
   d.label = "NVIDIA H100 PCIe 80GB (sm_90)";
   hopper(d);
+  d.carveout_rule_source = "assumed as measured on the H200 (same architecture): not measured on this device";
   d.sm_count = 114;
   d.tensor_fp16_tflops = 756.5;
   d.simt_fp32_tflops = 51.2;
@@ -185,6 +201,9 @@ Device a100_sxm() {
   d.max_warps_per_sm = 64;
   d.smem_carveout_kb = {0, 8, 16, 32, 64, 100, 132, 164};
   d.carveout_source = "CUDA C++ Programming Guide, 'Shared Memory' for compute capability 8.0";
+  d.l1_smem_per_sm_bytes = 192 * 1024;
+  set(d, F::l1_smem_per_sm_bytes, kAmpereL1);
+  d.carveout_rule_source = "not measured on this device: the smallest step holding the resident blocks";
   d.sm_count = 108;
   d.tensor_fp16_tflops = 312;
   d.simt_fp32_tflops = 19.5;
@@ -220,6 +239,9 @@ void ada(Device& d) {
   d.max_warps_per_sm = 48;
   d.smem_carveout_kb = {0, 8, 16, 32, 64, 100};
   d.carveout_source = "CUDA C++ Programming Guide, 'Shared Memory' for compute capability 8.9";
+  d.l1_smem_per_sm_bytes = 128 * 1024;
+  set(d, F::l1_smem_per_sm_bytes, kAdaL1);
+  d.carveout_rule_source = "not measured on this device: the smallest step holding the resident blocks";
   set(d, F::compute_capability, kCudaGuideCC);
   set(d, F::smem_per_sm_bytes, kAdaTuning);
   set(d, F::smem_per_block_max_bytes, kAdaTuning);
@@ -348,7 +370,8 @@ FieldBounds bounds_of(DeviceField f) {
   switch (f) {
     case F::compute_capability: return {10, 1000};
     case F::sm_count: return {1, 1e6};
-    case F::smem_per_sm_bytes: return {1024, kTiB};
+    case F::smem_per_sm_bytes:
+    case F::l1_smem_per_sm_bytes: return {1024, kTiB};
     case F::smem_per_block_max_bytes:
     case F::smem_per_block_default_bytes:
     case F::smem_reserved_per_block_bytes: return {0, kTiB};
@@ -403,6 +426,16 @@ Status check_device(const Device& d) {
     return bad("smem_per_block_max_bytes",
                fmt::format("smem_per_block_max_bytes {} of device '{}' must not exceed smem_per_sm_bytes {}",
                            d.smem_per_block_max_bytes, d.name, d.smem_per_sm_bytes));
+  if (d.l1_smem_per_sm_bytes < d.smem_per_sm_bytes)
+    return bad("l1_smem_per_sm_bytes",
+               fmt::format("l1_smem_per_sm_bytes {} of device '{}' must be at least smem_per_sm_bytes {}: the "
+                           "carveout is a part of it",
+                           d.l1_smem_per_sm_bytes, d.name, d.smem_per_sm_bytes));
+  if (d.carveout_multi_block_min_kb < 0 || d.carveout_multi_block_min_kb > d.smem_per_sm_bytes / 1024)
+    return bad("carveout_multi_block_min_kb",
+               fmt::format("carveout_multi_block_min_kb {} of device '{}' must be between 0 and smem_per_sm_bytes / "
+                           "1024 = {}",
+                           d.carveout_multi_block_min_kb, d.name, d.smem_per_sm_bytes / 1024));
   // Each step within 0..2^30 KB before any step is multiplied by 1024.
   for (int64_t step : d.smem_carveout_kb)
     if (step < 0 || step > (int64_t{1} << 30))
@@ -430,6 +463,13 @@ Status override_smem_kb(Device& d, int64_t kb) {
   std::erase_if(d.smem_carveout_kb, [kb](int64_t step) { return step >= kb; });
   d.smem_carveout_kb.push_back(kb);
   d.carveout_source += fmt::format("; steps above --smem-kb {} dropped", kb);
+  d.carveout_multi_block_min_kb = std::min(d.carveout_multi_block_min_kb, kb);
+  // The unified array holds at least the shared memory it is carved from.
+  if (d.l1_smem_per_sm_bytes < d.smem_per_sm_bytes) {
+    d.l1_smem_per_sm_bytes = d.smem_per_sm_bytes;
+    d.source[static_cast<std::size_t>(DeviceField::l1_smem_per_sm_bytes)] =
+        fmt::format("--smem-kb {} (raised to the shared memory: no L1 left at the largest carveout)", kb);
+  }
   return {};
 }
 

@@ -174,7 +174,7 @@ void read_constants(Reader& rd, const json& section, std::string_view section_na
                           info[i].name == "paired_b_mn_cycles" || info[i].name == "paired_b_mn_spill_free" ||
                           info[i].name == "tail_sync" || info[i].name == "per_narrow_c_accumulator" ||
                           info[i].name == "epilogue_spill_cycles" || info[i].name == "async_share" ||
-                          info[i].name == "overlap_power";
+                          info[i].name == "overlap_power" || info[i].name == "l1_miss_cycles";
     const json* c = rd.object(*constants, info[i].name, cpath, !optional);
     if (!c) {
       if (rd.failed()) return;

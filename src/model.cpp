@@ -159,6 +159,33 @@ TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem
     t.narrow_us += t.spill_us;
     t.spills = false;
   }
+  // The L1 a block keeps against the cache lines of one iteration's tiles of
+  // the operands through registers (their loads go through L1; asynchronous
+  // copies bypass it): the share s that does not fit misses, and each of those
+  // operands' loads costs l1_miss_cycles · s² more (docs/model.md §3).
+  if (t.through_registers) {
+    const int64_t smem = allocated_smem_bytes(cfg, p);
+    t.carveout_bytes = carveout_bytes(dev, smem, t.blocks_per_sm);
+    t.l1_bytes = l1_bytes_per_block(dev, smem, t.blocks_per_sm);
+    const double line = static_cast<double>(dev.cache_line_bytes);
+    const auto footprint = [&](const OperandAccess& o, int64_t rows, int64_t extent) {
+      if (!o.through_registers) return 0.0;
+      // A row of a leading dimension not a multiple of 16 bytes starts anywhere in a line.
+      const double lines = static_cast<double>(extent * p.elem_bytes()) / line + (o.ld_divisible ? 0.0 : 1.0);
+      return static_cast<double>(rows) * lines * line;
+    };
+    t.narrow_footprint_bytes =
+        (p.a_layout == Layout::row ? footprint(acc.a, cfg.block_m, cfg.block_k)
+                                   : footprint(acc.a, cfg.block_k, cfg.block_m)) +
+        (p.b_layout == Layout::row ? footprint(acc.b, cfg.block_k, cfg.block_n)
+                                   : footprint(acc.b, cfg.block_n, cfg.block_k));
+    t.l1_short = t.narrow_footprint_bytes > 0 ? std::clamp(1.0 - t.l1_bytes / t.narrow_footprint_bytes, 0.0, 1.0) : 0.0;
+    // Squared: the hit rate falls slowly while most of the lines still fit
+    // (on the calibration cases the square fits better than the share itself
+    // or a share past a threshold: docs/model.md §3).
+    t.l1_miss_us = (loads_a + loads_b) * k.l1_miss_cycles * t.l1_short * t.l1_short / dev.boost_clock_mhz;
+    t.narrow_us += t.l1_miss_us;
+  }
   if (acc.c.vector_bytes < kMaxVectorBytes)
     t.narrow_store_us = warp_accesses(cfg.block_m * cfg.block_n, p.out_bytes(), acc.c.vector_bytes) *
                         k.narrow_access_cycles / dev.boost_clock_mhz;
@@ -168,6 +195,23 @@ TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem
       epilogue_spilled * static_cast<double>(cfg.threads) / 32.0 * k.epilogue_spill_cycles / dev.boost_clock_mhz;
   t.c_tile_bytes = static_cast<double>(cfg.block_m * cfg.block_n * p.out_bytes());
   return t;
+}
+
+int64_t carveout_bytes(const Device& dev, int64_t smem_bytes, int64_t blocks) {
+  const int64_t top = dev.smem_carveout_kb.back();
+  // Above the default per-block size the kernel opts in and the driver
+  // configures the largest step, whatever the blocks (Device's rule source).
+  if (smem_bytes > dev.smem_per_block_default_bytes) return top * 1024;
+  const int64_t need = blocks * (smem_bytes + dev.smem_reserved_per_block_bytes);
+  const int64_t floor_kb = blocks >= 2 ? dev.carveout_multi_block_min_kb : 0;
+  for (int64_t kb : dev.smem_carveout_kb)
+    if (kb * 1024 >= need && kb >= floor_kb) return kb * 1024;
+  return top * 1024;
+}
+
+double l1_bytes_per_block(const Device& dev, int64_t smem_bytes, int64_t blocks) {
+  const int64_t l1 = std::max<int64_t>(dev.l1_smem_per_sm_bytes - carveout_bytes(dev, smem_bytes, blocks), 0);
+  return static_cast<double>(l1) / static_cast<double>(std::max<int64_t>(blocks, 1));
 }
 
 double grouped_dram_bytes(const Device& dev, const GemmProblem& p, int64_t block_m, int64_t group_m) {

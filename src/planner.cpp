@@ -65,6 +65,11 @@ void finish_calibrated(Verdict& v, const GemmProblem& p, const Device& dev, cons
   v.time_bound = pr.bound;
   v.dram_bytes = pr.dram_bytes;
   v.reduce_us = pr.reduce_us;
+  v.carveout_bytes = costs.carveout_bytes;
+  v.l1_bytes = costs.l1_bytes;
+  v.narrow_footprint_bytes = costs.narrow_footprint_bytes;
+  v.l1_short = costs.l1_short;
+  v.l1_miss_us = costs.l1_miss_us;
 }
 
 // A split factor above 1 needs the calibrated model and a family that models

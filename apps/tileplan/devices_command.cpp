@@ -20,7 +20,9 @@ std::string devices_text(const std::vector<Device>& devices) {
       s += fmt::format("  {:<30} {:>12} {:<8} {}\n", f.name, value_text(f), f.unit, f.source);
     std::string steps;
     for (int64_t kb : d.smem_carveout_kb) steps += fmt::format("{}{}", steps.empty() ? "" : ", ", kb);
-    s += fmt::format("  {:<30} {:>12} {:<8} {}\n\n", "smem_carveout_kb", "[" + steps + "]", "KB", d.carveout_source);
+    s += fmt::format("  {:<30} {:>12} {:<8} {}\n", "smem_carveout_kb", "[" + steps + "]", "KB", d.carveout_source);
+    s += fmt::format("  {:<30} {:>12} {:<8} {}\n\n", "carveout_multi_block_min_kb", d.carveout_multi_block_min_kb,
+                     "KB", d.carveout_rule_source);
   }
   return s;
 }
@@ -41,6 +43,8 @@ std::string devices_json(const std::vector<Device>& devices) {
     }
     j["smem_carveout_kb"] = d.smem_carveout_kb;
     sources["smem_carveout_kb"] = d.carveout_source;
+    j["carveout_multi_block_min_kb"] = d.carveout_multi_block_min_kb;
+    sources["carveout_multi_block_min_kb"] = d.carveout_rule_source;
     j["sources"] = sources;
     out.push_back(j);
   }

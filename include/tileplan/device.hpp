@@ -27,6 +27,7 @@ namespace tileplan {
   X(int64_t, smem_per_block_default_bytes, "B", "shared memory per block without opt-in")       \
   X(int64_t, smem_reserved_per_block_bytes, "B", "shared memory the system reserves per block") \
   X(int64_t, smem_alloc_unit_bytes, "B", "shared memory allocation granularity")                \
+  X(int64_t, l1_smem_per_sm_bytes, "B", "L1 data cache and shared memory per SM, one array split by the carveout") \
   X(int64_t, regs_per_sm, "regs", "32-bit registers per SM")                                    \
   X(int64_t, regs_per_block_max, "regs", "32-bit registers per block")                          \
   X(int64_t, regs_per_thread_max, "regs", "registers per thread")                               \
@@ -70,6 +71,14 @@ struct Device {
   // Shared-memory carveout steps the SM can be configured to, in KB (ascending).
   std::vector<int64_t> smem_carveout_kb;
   std::string carveout_source;
+  // The carveout the driver configures for a kernel, as measured (the CUDA
+  // guide calls the choice the driver's): the largest step once a block's
+  // shared memory passes smem_per_block_default_bytes; otherwise the smallest
+  // step that holds the resident blocks (each with its reserve), and at least
+  // this many KB when two or more blocks are resident (0: no such floor).
+  // The L1 a block keeps is l1_smem_per_sm_bytes less the carveout, shared.
+  int64_t carveout_multi_block_min_kb = 0;
+  std::string carveout_rule_source;
 };
 
 // One row of a device description, for listings.
@@ -90,7 +99,8 @@ std::string device_names();  // "h200, h100-sxm, ..." for error messages
 
 // Every field within the bounds the models can compute with (no division by
 // zero, no overflow in any product they form), doubles finite and positive,
-// carveout steps ascending and ending at smem_per_sm_bytes. Every public
+// carveout steps ascending and ending at smem_per_sm_bytes, l1_smem_per_sm_bytes
+// at least smem_per_sm_bytes, carveout_multi_block_min_kb a size the SM has. Every public
 // entry point that takes a Device checks it with this.
 //   error param: the field's name ("warp_size").
 Status check_device(const Device& d);

@@ -65,6 +65,11 @@ struct TileCosts {
   bool paired_narrow = false;      // both are: paired_narrow_cycles and paired_b_mn_cycles price their loads
   bool single_narrow = false;      // exactly one is: the other is copied asynchronously (async_share)
   double issue_only_us = 0;        // of narrow_us, paired_narrow_cycles' share: issue slots, not the program's path
+  int64_t carveout_bytes = 0;      // the shared-memory carveout the driver configures (operands through registers)
+  double l1_bytes = 0;             // L1 a block keeps: the unified array less the carveout, over the blocks
+  double narrow_footprint_bytes = 0;  // cache lines of one iteration's tiles of the operands through registers
+  double l1_short = 0;             // share of that footprint the L1 cannot hold: 1 - l1/footprint, in [0, 1]
+  double l1_miss_us = 0;           // of narrow_us, the loads that miss because of it (l1_miss_cycles)
   double stage_bytes = 0;   // operand bytes of one iteration
   double c_tile_bytes = 0;  // output bytes of one tile
 };

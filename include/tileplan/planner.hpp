@@ -45,6 +45,12 @@ struct Verdict : TileCheck {
   double predicted_us = 0.0;  // kernel time (a split's reduction included)
   double reduce_us = 0.0;     // of which the split-K reduction kernel
   TimeBound time_bound = TimeBound::none;
+  // Calibrated model, an operand through registers: the L1 its loads see.
+  int64_t carveout_bytes = 0;         // the driver's shared-memory carveout
+  double l1_bytes = 0;                // L1 per resident block
+  double narrow_footprint_bytes = 0;  // cache lines of one iteration's tiles of those operands
+  double l1_short = 0;                // share of them that does not fit (0..1)
+  double l1_miss_us = 0;              // the added cost per main-loop iteration (l1_miss_cycles)
 };
 
 // Plans many problems against one device and search space: the

@@ -286,6 +286,8 @@ py::dict device_dict(const Device& d) {
   for (int64_t kb : d.smem_carveout_kb) steps.append(kb);
   out["smem_carveout_kb"] = steps;
   sources["smem_carveout_kb"] = d.carveout_source;
+  out["carveout_multi_block_min_kb"] = d.carveout_multi_block_min_kb;
+  sources["carveout_multi_block_min_kb"] = d.carveout_rule_source;
   out["sources"] = sources;
   return out;
 }

@@ -309,6 +309,14 @@ std::string diagnose_text(const TileReport& r) {
     fmt::format_to(o, "   predicted time          {:.1f} us ({:.0f} TFLOP/s), bound by {}{}\n", v.predicted_us,
                    tflops(r.problem, v.predicted_us), to_string(v.time_bound),
                    v.spills ? " (spilling)" : "");
+  if (has_time(v) && v.narrow_footprint_bytes > 0)
+    fmt::format_to(o,
+                   "   L1 for narrow loads     {} KB per block ({} KB less a {} KB carveout, over {} block(s)) against "
+                   "{} KB of their tiles' lines: {:.0f}% do not fit{}\n",
+                   kb(static_cast<int64_t>(v.l1_bytes)), d.l1_smem_per_sm_bytes / 1024, v.carveout_bytes / 1024,
+                   v.blocks_per_sm, kb(static_cast<int64_t>(v.narrow_footprint_bytes)), v.l1_short * 100.0,
+                   v.l1_miss_us > 0 ? fmt::format(", +{:.0f} cycles per iteration", v.l1_miss_us * d.boost_clock_mhz)
+                                    : std::string());
   if (has_time(v) && r.measured_space && !in_space(*r.measured_space, c))
     fmt::format_to(o, "   extrapolated            the tile is outside the space family {} was measured on: its "
                       "prediction is not validated\n", r.family);

@@ -209,9 +209,15 @@ TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   // rr:MnK cases, a skinny M among them, 1.006 / 1.018. fp16 rr:mNK (13:
   // eleven earlier cases and v25's two) left the gate on v25's
   // 333x4096x14336, 1.122: 1.015 / 1.122, best of top 5 1.001. Overall
-  // 49 cases, 1.048 / 1.791, best of top 5 1.006.
+  // 49 cases, 1.048 / 1.791, best of top 5 1.006. Then l1_miss_cycles (the
+  // narrow loads' L1 per block, fitted on calibration cases alone) took
+  // 128x50257x4096 to 128x64x64 with 5 stages (1.791 -> 1.046) and fp16
+  // rr:MnK to 1.023 / 1.104 / 1.008 (its worst is 4096x3000x2048, whose
+  // stage count the term does not touch); overall 1.037 / 1.337 (tf32's
+  // 6144x1024x2048), best of top 5 1.006. The bounds hold in every class
+  // (tf32's geomean is 1.081, fp16 rc:MnK's best of top 5 1.036).
   expect_known_miss(data + "--split heldout --class " + kKnownMisses,
-                    "--max-top1-geomean 1.10 --max-top1-worst 1.80 --max-top5-geomean 1.04", 49);
+                    "--max-top1-geomean 1.10 --max-top1-worst 1.35 --max-top5-geomean 1.04", 49);
 }
 
 // tf32 with B stored N-contiguous after the on-chip transpose was modelled

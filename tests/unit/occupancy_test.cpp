@@ -234,6 +234,7 @@ Device small_device() {
   d.smem_per_sm_bytes = 3072;
   d.smem_per_block_max_bytes = 3072;
   d.smem_carveout_kb = {0, 1, 3};
+  d.carveout_multi_block_min_kb = 0;  // the H200's 132 KB floor: more than this SM has
   return d;
 }
 
