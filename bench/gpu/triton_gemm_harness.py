@@ -308,6 +308,17 @@ V25_HELD_OUT = [
     "4096x11001x3000:float16:rr",
     "1500x14336x4096:float16:rr", "333x4096x14336:float16:rr",
 ]
+# v26: fresh held-out cases after l1_miss_cycles was frozen (the narrow
+# loads' cost when the L1 a block keeps cannot hold their tiles' cache
+# lines): A and B row-major with N unaligned and K aligned, fp16 and bf16,
+# M aligned or not, with a skinny M (64 to 256 tokens), the shapes whose
+# picks the term moves (seven of these twelve) or could move.
+V26_HELD_OUT = [
+    "64x32001x4096:float16:rr", "64x5001x2048:bfloat16:rr", "96x50257x2048:float16:rr",
+    "128x32001x2048:bfloat16:rr", "128x11001x4096:float16:rr", "160x50257x4096:bfloat16:rr",
+    "192x50257x1024:float16:rr", "192x3000x4096:bfloat16:rr", "256x11001x2048:bfloat16:rr",
+    "100x50257x4096:float16:rr", "200x32001x2048:bfloat16:rr", "64x1500x8192:float16:rr",
+]
 CASE_SETS = {
     "v5a": (V5A_CALIBRATION, V5A_HELD_OUT),
     "v5b": (V5B_CALIBRATION, V5B_HELD_OUT),
@@ -329,6 +340,7 @@ CASE_SETS = {
     "v23": ([], V23_HELD_OUT),
     "v24": ([], V24_HELD_OUT),
     "v25": ([], V25_HELD_OUT),
+    "v26": ([], V26_HELD_OUT),
 }
 
 BLOCK_MS = (64, 128, 256)
