@@ -137,12 +137,12 @@ constexpr const char* kGatedClasses =
     "float16:cr:mNK,float16:cr:MNK,float16:rc:MNk,float16:rc:mnk,float16:rr:Mnk,"
     "bfloat16:rr:MNk,float8_e4m3:rc:MNk,tfloat32:rr:mNK,bfloat16:rr:mNK,"
     "bfloat16:rr:mnk,bfloat16:rr:Mnk,float16:rc:mnK,float16:rr:mnK,"
-    "float16:rr:mnk,bfloat16:rr:MnK,float8_e4m3:rc:mnK";
+    "float16:rr:mnk,bfloat16:rr:MnK,float8_e4m3:rc:mnK,bfloat16:rr:mnK";
 TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
   std::string data;
   for (const char* v :
        {"v5a", "v5b", "v6", "v8", "v9", "v10", "v12", "v14", "v16", "v17", "v18", "v19", "v21", "v22", "v23", "v24",
-        "v25"})
+        "v25", "v26"})
     data += source_path(std::string("data/h200-triton-") + v) + " ";
   const CliResult r = run_cli("validate " + data + "--split heldout --class " + kGatedClasses +
                               " --max-top1-geomean 1.03 --max-top1-worst 1.10 --max-top5-geomean 1.01");
@@ -168,18 +168,24 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
   // docs/model.md §6, the same pick before the smooth maximum). 150 cases:
   // 1.008 / 1.087, best of top 5 1.002 (the family before the smooth
   // maximum: 1.014 / 1.134 on the same cases).
-  EXPECT_NE(r.out.find("shapes 150:"), std::string::npos) << r.out;
+  // Then l1_miss_cycles (the L1 a block keeps against its narrow loads'
+  // lines, fitted on the calibration cases alone) and the fresh v26, measured
+  // after it was frozen: its seven cases of gated classes (bf16 rr:MnK 5, fp16
+  // rr:mnK 1, bf16 rr:mnK 1) and bf16 rr:mnK back from the known misses (5:
+  // 1.015 / 1.046, best of top 5 1.009). 161 cases: 1.008 / 1.087, best of
+  // top 5 1.002 (the family before the term: 1.016 / 1.908).
+  EXPECT_NE(r.out.find("shapes 161:"), std::string::npos) << r.out;
   for (const char* c : {"float16:rr:MNK\n", "bfloat16:rr:MNK\n", "float8_e4m3:rc:MNK\n", "float8_e5m2:rc:MNK\n", "float16:rr:MNk\n",
                         "float16:rc:MNk\n", "float16:rc:mnk\n", "float16:rr:Mnk\n", "bfloat16:rr:MNk\n",
                         "float8_e4m3:rc:MNk\n", "tfloat32:rr:mNK\n", "bfloat16:rr:mNK\n",
                         "bfloat16:rr:mnk\n", "bfloat16:rr:Mnk\n", "float16:rc:mnK\n", "float16:rr:mnK\n",
-                        "float16:rr:mnk\n", "bfloat16:rr:MnK\n", "float8_e4m3:rc:mnK\n"})
+                        "float16:rr:mnk\n", "bfloat16:rr:MnK\n", "float8_e4m3:rc:mnK\n", "bfloat16:rr:mnK\n"})
     EXPECT_NE(r.out.find(c), std::string::npos) << c;
 }
 
 // The classes where the frozen model misses the thresholds (docs/model.md §6:
 // tf32; A and B row-major with N unaligned and K aligned (fp16 with M
-// aligned, bf16 with M unaligned); fp16 with M alone unaligned (a 64x256
+// aligned: a stage count); fp16 with M alone unaligned (a 64x256
 // pick where 128x128 wins); B
 // column-major on a small grid; fp8 with M unaligned or N alone unaligned;
 // and C stored with narrow stores while A and B move vectors, where the
@@ -188,11 +194,12 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
 // and must not get worse than measured when the constants were frozen.
 constexpr const char* kKnownMisses =
     "tfloat32:rr:MNK,float16:rc:MNK,float16:rr:MnK,float8_e4m3:rc:mNK,float8_e4m3:rc:MnK,float16:rc:MnK,"
-    "bfloat16:rc:MnK,bfloat16:rr:mnK,float16:rr:mNK";
+    "bfloat16:rc:MnK,float16:rr:mNK";
 TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   std::string data;
   for (const char* v :
-       {"v5a", "v5b", "v6", "v9", "v10", "v12", "v14", "v16", "v17", "v18", "v19", "v21", "v22", "v23", "v24", "v25"})
+       {"v5a", "v5b", "v6", "v9", "v10", "v12", "v14", "v16", "v17", "v18", "v19", "v21", "v22", "v23", "v24", "v25",
+        "v26"})
     data += source_path(std::string("data/h200-triton-") + v) + " ";
   // 6 tf32 + 1 fp16 rc:MNK + 14 fp16 rr:MnK (3 of v24) + 4 bf16 rr:mnK (2 of
   // v24) + 5 fp8 rc:mNK + 4 fp8 rc:MnK +
@@ -214,10 +221,14 @@ TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   // 128x50257x4096 to 128x64x64 with 5 stages (1.791 -> 1.046) and fp16
   // rr:MnK to 1.023 / 1.104 / 1.008 (its worst is 4096x3000x2048, whose
   // stage count the term does not touch); overall 1.037 / 1.337 (tf32's
-  // 6144x1024x2048), best of top 5 1.006. The bounds hold in every class
+  // 6144x1024x2048), best of top 5 1.006. The fresh v26 added five fp16
+  // rr:MnK cases (1.034 / 1.092; the family before the term 1.467 / 1.907)
+  // and bf16 rr:mnK went back to the gate: 50 cases, 1.038 / 1.337, best of
+  // top 5 1.006 (before the term 1.087 / 1.907). fp16 rr:MnK, 19 cases:
+  // 1.026 / 1.104, best of top 5 1.009. The bounds hold in every class
   // (tf32's geomean is 1.081, fp16 rc:MnK's best of top 5 1.036).
   expect_known_miss(data + "--split heldout --class " + kKnownMisses,
-                    "--max-top1-geomean 1.10 --max-top1-worst 1.35 --max-top5-geomean 1.04", 49);
+                    "--max-top1-geomean 1.10 --max-top1-worst 1.35 --max-top5-geomean 1.04", 50);
 }
 
 // tf32 with B stored N-contiguous after the on-chip transpose was modelled
