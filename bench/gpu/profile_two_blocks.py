@@ -18,7 +18,7 @@ With --ncu it then profiles one launch of each variant on the first case with
 Nsight Compute (sections SpeedOfLight, Occupancy, WarpStateStats,
 MemoryWorkloadAnalysis), one ncu process per variant.
 
-    python3 bench/gpu/profile_two_blocks.py --out DIR [--ncu]
+    python3 bench/gpu/profile_two_blocks.py --out DIR [--ncu] [--cases C,...] [--variants V,...] [--ncu-variants V,...]
     python3 bench/gpu/profile_two_blocks.py --out DIR --carveout
 
 --carveout profiles every runnable configuration of the 216-configuration
@@ -158,6 +158,9 @@ def run_variant(case, cfg, time_it=True):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True)
+    ap.add_argument("--cases", help="comma-separated cases (default: CASES), e.g. 6144x1024x2048:tfloat32:rr")
+    ap.add_argument("--variants", help="comma-separated variants to compile and time (default: VARIANTS)")
+    ap.add_argument("--ncu-variants", help="comma-separated variants for --ncu (default: NCU_VARIANTS)")
     ap.add_argument("--ncu", action="store_true", help="profile NCU_VARIANTS on the first case with Nsight Compute")
     ap.add_argument("--one", help="(internal) run one variant once on the first case, for ncu")
     ap.add_argument("--carveout", action="store_true",
@@ -211,6 +214,13 @@ def main():
                 f.write(res.stderr[-20000:])
             print(f"# ncu {text}: rc {res.returncode}, {time.perf_counter() - t1:.1f} s, {len(res.stdout)} bytes")
         return
+    global CASES, VARIANTS, NCU_VARIANTS
+    if args.cases:
+        CASES = args.cases.split(",")
+    if args.variants:
+        VARIANTS = args.variants.split(",")
+    if args.ncu_variants:
+        NCU_VARIANTS = args.ncu_variants.split(",")
     if args.one:
         cfg = h.parse_config_key(args.one)
         row, launch = run_variant(h.parse_case(CASES[0]), cfg, time_it=False)
@@ -256,7 +266,8 @@ def main():
             cmd = ["ncu", "--csv", "--kernel-name", "regex:matmul", "--launch-count", "1"]
             for sec in SECTIONS:
                 cmd += ["--section", sec]
-            cmd += [sys.executable, os.path.abspath(__file__), "--out", args.out, "--one", key]
+            cmd += [sys.executable, os.path.abspath(__file__), "--out", args.out, "--one", key,
+                    "--cases", ",".join(CASES)]
             t1 = time.perf_counter()
             res = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
             with open(os.path.join(ncu_dir, f"{key}.csv"), "w") as f:
