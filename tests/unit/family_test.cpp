@@ -164,6 +164,15 @@ TEST(Family, EveryRule_IsAnErrorNamingTheKey) {
       {"/time/constants/epilogue_spill_cycles/value", 1e10, false,
        "epilogue_spill_cycles 10000000000 must be a finite number between 0 and 1e9"},
       {"/time/constants/epilogue_spill_cycles", 30, false, "'time.constants.epilogue_spill_cycles' must be an object"},
+      // l1_miss_cycles: optional, in range when present.
+      {"/time/constants/l1_miss_cycles/value", -1, false,
+       "l1_miss_cycles -1 must be a finite number between 0 and 1e9"},
+      {"/time/constants/l1_miss_cycles/value", 1e300, false,
+       "l1_miss_cycles 1e+300 must be a finite number between 0 and 1e9"},
+      {"/time/constants/l1_miss_cycles/value", "20", false, "'time.constants.l1_miss_cycles.value' must be a number"},
+      {"/time/constants/l1_miss_cycles", 20, false, "'time.constants.l1_miss_cycles' must be an object"},
+      {"/by_input_type/tfloat32/time/l1_miss_cycles", json::object({{"value", -2}}), false,
+       "l1_miss_cycles -2 must be a finite number between 0 and 1e9 (for tfloat32)"},
       {"/space/block_m", json::array(), false, "space.block_m"},
   };
   for (const BadFamily& c : cases) {

@@ -5,6 +5,8 @@
 // that does not fit. docs/model.md §3 gives the equations.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "../../src/detail.hpp"
 #include "tileplan/device.hpp"
 #include "tileplan/family.hpp"
@@ -157,6 +159,21 @@ TEST(L1Capacity, TileCosts_FootprintFollowsTheContiguousDimension) {
   const TileCosts c = costs(b_col, TileConfig{128, 256, 64, 3, 256}, 1, 20.0);
   const double a_lines = 128.0 * 2.0, b_lines = 256.0 * 2.0;
   EXPECT_DOUBLE_EQ(c.narrow_footprint_bytes, (a_lines + b_lines) * 128.0);
+}
+
+TEST(L1Capacity, Family_WithoutTheConstant_ReadsZeroAndPricesNothing) {
+  // Files written before the term: l1_miss_cycles absent reads as 0.
+  nlohmann::json j = nlohmann::json::parse(family_json(default_family()));
+  ASSERT_TRUE(j["time"]["constants"].contains("l1_miss_cycles"));
+  EXPECT_GT(default_family().time.l1_miss_cycles, 0.0);
+  j["time"]["constants"].erase("l1_miss_cycles");
+  const Result<KernelFamily> f = parse_family(j.dump(), "old.json");
+  ASSERT_TRUE(f.ok()) << f.error().message;
+  EXPECT_EQ(f.value().time.l1_miss_cycles, 0.0);
+  const TileConfig cfg{128, 64, 128, 3, 128};
+  const double with = predict(dev("h200"), b_narrow(), cfg, 2, false, default_family()).value().time_us;
+  const double without = predict(dev("h200"), b_narrow(), cfg, 2, false, f.value()).value().time_us;
+  EXPECT_GT(with, without);
 }
 
 }  // namespace
