@@ -321,9 +321,6 @@ double reference_traffic(const GemmProblem& p, const TileConfig& cfg) {
   return mnk * reuse + mn;
 }
 
-}  // namespace detail
-namespace detail {
-
 int64_t allocated_smem_bytes(const TileConfig& cfg, const GemmProblem& p) {
   // What the compiler allocates: an operand that goes through registers
   // has one buffer, not one per stage (measured: data/h200-triton-v5b).

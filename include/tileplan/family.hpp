@@ -82,7 +82,7 @@ namespace tileplan {
   X(epilogue_spill_cycles, "cycles", "SM cycles per warp and tile for each register the epilogue spills (narrow stores of C), once per tile") \
   X(async_share, "", "share (0 to 1) of a stage's round trip spread over the stages in flight when one operand goes through registers and the other is copied asynchronously; the rest is exposed every iteration") \
   X(overlap_power, "", "exponent p of the smooth maximum (r^p + c^p)^(1/p) that joins a main-loop iteration's busiest resource r and its round trip c, which overlap imperfectly when close (0: the plain maximum)")                                                       \
-  X(l1_miss_cycles, "cycles", "SM cycles added per warp-wide load of an operand that goes through registers, times the share of its tile's cache lines that the L1 left to a block cannot hold (0: L1 capacity not priced)")
+  X(l1_miss_cycles, "cycles", "SM cycles added per warp-wide load of an operand that goes through registers, times the square of the share of its tile's cache lines that the L1 left to a block cannot hold (0: L1 capacity not priced)")
 
 struct TimeConstants {
 #define TILEPLAN_X(name, unit, desc) double name = 0;
