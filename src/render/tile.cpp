@@ -73,6 +73,13 @@ void prediction_json(std::string& s, const Verdict& v) {
   s += v.spills ? ",\"spills\":true" : ",\"spills\":false";
   fmt::format_to(o, FMT_COMPILE(",\"spilled_registers\":{},\"epilogue_spilled_registers\":{}"), v.spilled_registers,
                  v.epilogue_spilled_registers);
+  // The L1 the loads of operands through registers see (docs/model.md §3).
+  if (has_time(v) && v.narrow_footprint_bytes > 0)
+    fmt::format_to(o, FMT_COMPILE(",\"carveout_bytes\":{},\"l1_bytes_per_block\":{},\"narrow_lines_bytes\":{},"
+                                  "\"l1_short\":{}"),
+                   v.carveout_bytes, v.l1_bytes, v.narrow_footprint_bytes, v.l1_short);
+  else
+    s += ",\"carveout_bytes\":null,\"l1_bytes_per_block\":null,\"narrow_lines_bytes\":null,\"l1_short\":null";
 }
 
 // The problem's findings (problem_findings) as strings, like a candidate's.

@@ -410,5 +410,34 @@ TEST(TypesCli, Shapes_FlagsAreTheLinesDefaults) {
   std::remove(path.c_str());
 }
 
+// An operand through registers: the L1 its loads see, in JSON and in the
+// diagnosis; with every operand copied asynchronously, nothing (null).
+TEST(TypesCli, Diagnose_NarrowB_ReportsTheL1ItsLoadsSee) {
+  const std::string args = "tile --m 128 --n 50257 --k 4096 --block-m 128 --block-n 64 --block-k 128 --stages 3 "
+                           "--threads 128 --diagnose";
+  const json j = run_json(args);
+  const json& c = j["candidates"][0];
+  ASSERT_EQ(c["blocks_per_sm"], 2) << c.dump();
+  EXPECT_EQ(c["carveout_bytes"], 228 * 1024);
+  EXPECT_EQ(c["l1_bytes_per_block"].get<double>(), 14.0 * 1024);
+  EXPECT_EQ(c["narrow_lines_bytes"].get<double>(), 32.0 * 1024);
+  EXPECT_DOUBLE_EQ(c["l1_short"].get<double>(), 1.0 - 14.0 / 32.0);
+  const CliResult text = run_cli(args);
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("L1 for narrow loads     14.0 KB per block (256 KB less a 228 KB carveout, over 2 block(s)) "
+                          "against 32.0 KB of their tiles' lines: 56% do not fit, +"),
+            std::string::npos)
+      << text.out;
+  const json aligned = run_json("tile --m 128 --n 50176 --k 4096 --block-m 128 --block-n 64 --block-k 128 --stages 3 "
+                                "--threads 128 --diagnose");
+  EXPECT_TRUE(aligned["candidates"][0]["l1_short"].is_null()) << aligned.dump();
+  EXPECT_TRUE(aligned["candidates"][0]["carveout_bytes"].is_null());
+  EXPECT_EQ(run_cli("tile --m 128 --n 50176 --k 4096 --block-m 128 --block-n 64 --block-k 128 --stages 3 "
+                    "--threads 128 --diagnose").out.find("L1 for narrow loads"),
+            std::string::npos);
+  // The seed model predicts no time: null.
+  EXPECT_TRUE(run_json(args + " --model seed")["candidates"][0]["l1_short"].is_null());
+}
+
 }  // namespace
 }  // namespace tileplan::test
