@@ -319,6 +319,20 @@ V26_HELD_OUT = [
     "192x50257x1024:float16:rr", "192x3000x4096:bfloat16:rr", "256x11001x2048:bfloat16:rr",
     "100x50257x4096:float16:rr", "200x32001x2048:bfloat16:rr", "64x1500x8192:float16:rr",
 ]
+# v27: calibration cases for the stage count of a tile whose B goes through
+# registers (A and B row-major, N unaligned, K aligned): held-out 256x64x64
+# picks lose 8-10% with 3 stages where 2 win on N = 1000, 1500 and 3000 with
+# a tall M, and win with 3 elsewhere (N = 5001, 11001, 32001, 50257: odd).
+# Pairs of an even N and the odd N next to it, at the same M and K, tell the
+# row alignment of B (4 to 16 bytes against 2) from the grid's shape.
+V27_CALIBRATION = [
+    "4096x1000x2048:float16:rr", "4096x1001x2048:float16:rr",
+    "4096x3000x4096:float16:rr", "4096x3001x4096:float16:rr",
+    "8192x1500x2048:float16:rr", "8192x1501x2048:float16:rr",
+    "2048x6000x1024:float16:rr", "2048x6001x1024:float16:rr",
+    "4096x3000x2048:bfloat16:rr", "4096x3001x2048:bfloat16:rr",
+    "8192x1000x4096:bfloat16:rr", "8192x1001x4096:bfloat16:rr",
+]
 CASE_SETS = {
     "v5a": (V5A_CALIBRATION, V5A_HELD_OUT),
     "v5b": (V5B_CALIBRATION, V5B_HELD_OUT),
@@ -341,6 +355,7 @@ CASE_SETS = {
     "v24": ([], V24_HELD_OUT),
     "v25": ([], V25_HELD_OUT),
     "v26": ([], V26_HELD_OUT),
+    "v27": (V27_CALIBRATION, []),
 }
 
 BLOCK_MS = (64, 128, 256)
