@@ -161,6 +161,7 @@ def main():
     ap.add_argument("--cases", help="comma-separated cases (default: CASES), e.g. 6144x1024x2048:tfloat32:rr")
     ap.add_argument("--variants", help="comma-separated variants to compile and time (default: VARIANTS)")
     ap.add_argument("--ncu-variants", help="comma-separated variants for --ncu (default: NCU_VARIANTS)")
+    ap.add_argument("--sections", help="comma-separated Nsight Compute sections for --ncu (default: SECTIONS)")
     ap.add_argument("--ncu", action="store_true", help="profile NCU_VARIANTS on the first case with Nsight Compute")
     ap.add_argument("--one", help="(internal) run one variant once on the first case, for ncu")
     ap.add_argument("--carveout", action="store_true",
@@ -214,7 +215,9 @@ def main():
                 f.write(res.stderr[-20000:])
             print(f"# ncu {text}: rc {res.returncode}, {time.perf_counter() - t1:.1f} s, {len(res.stdout)} bytes")
         return
-    global CASES, VARIANTS, NCU_VARIANTS
+    global CASES, VARIANTS, NCU_VARIANTS, SECTIONS
+    if args.sections:
+        SECTIONS = args.sections.split(",")
     if args.cases:
         CASES = args.cases.split(",")
     if args.variants:
