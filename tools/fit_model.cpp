@@ -167,9 +167,14 @@ RegisterFigures register_figures(const Device& dev, const RegisterProfile& prof,
 // (+ per_register_element*narrow when the data hold narrow loads) on the
 // configurations of one input type that neither spill nor sit at the 255 ceiling.
 constexpr int kLs = 5;
-std::array<double, kLs> least_squares(const Device& dev, const std::vector<Dataset>& sets, DType type, bool narrow) {
+// Least squares over the compiled configurations of `type` that do not spill
+// and stay below the register ceiling; nullopt when they do not determine
+// the constants (fewer configurations than unknowns, or too alike).
+std::optional<std::array<double, kLs>> least_squares(const Device& dev, const std::vector<Dataset>& sets, DType type,
+                                                     bool narrow, std::size_t* used) {
   const int n = narrow ? 5 : 4;
   double ata[kLs][kLs + 1] = {};
+  *used = 0;
   for (const Dataset& d : sets)
     for (const MeasuredConfig& c : d.configs) {
       if (!c.compiled || c.spills > 0 || c.regs_per_thread >= dev.regs_per_thread_max) continue;
@@ -187,12 +192,15 @@ std::array<double, kLs> least_squares(const Device& dev, const std::vector<Datas
         for (int j = 0; j < n; ++j) ata[i][j] += x[i] * x[j];
         ata[i][kLs] += x[i] * static_cast<double>(c.regs_per_thread);
       }
+      ++*used;
     }
+  if (*used < static_cast<std::size_t>(n)) return std::nullopt;
   for (int i = 0; i < n; ++i) {  // Gauss-Jordan with partial pivoting
     int piv = i;
     for (int r = i + 1; r < n; ++r)
       if (std::fabs(ata[r][i]) > std::fabs(ata[piv][i])) piv = r;
     for (int c = 0; c <= kLs; ++c) std::swap(ata[i][c], ata[piv][c]);
+    if (!(std::fabs(ata[i][i]) > 1e-9)) return std::nullopt;
     for (int r = 0; r < n; ++r) {
       if (r == i) continue;
       const double f = ata[r][i] / ata[i][i];
@@ -221,7 +229,16 @@ int fit_registers(const Device& dev, const std::vector<Dataset>& sets, KernelFam
   // Registers holding operand tiles: narrow loads, or B transposed on chip
   // (which only the spill rule sees: its registers are per_b_vector's).
   const bool held = has_narrow(sets, type, true);
-  const std::array<double, kLs> ls = least_squares(dev, sets, type, narrow);
+  std::size_t used = 0;
+  const std::optional<std::array<double, kLs>> solved = least_squares(dev, sets, type, narrow, &used);
+  if (!solved) {
+    fmt::print(stderr,
+               "tileplan_fit: {} compiled configuration(s) of {} without spills in the data do not determine the {} "
+               "register constants (--input-type picks the type)\n",
+               used, to_string(type), narrow ? 5 : 4);
+    return 2;
+  }
+  const std::array<double, kLs>& ls = *solved;
   const RegisterProfile start = registers_for(fam, type);
   RegisterProfile prof = start;
   prof.accumulators_only = false;
@@ -604,7 +621,10 @@ int fit_time(const Device& dev, const std::vector<Dataset>& sets, int restarts, 
              KernelFamily& fam, DType type) {
   const std::vector<FitShape> shapes = calibration_shapes(dev, sets, fam, type);
   if (shapes.empty()) {
-    fmt::print(stderr, "tileplan_fit: no calibration shapes (split.json) in the datasets\n");
+    fmt::print(stderr,
+               "tileplan_fit: no calibration shapes of {} in the datasets (split.json lists them; --input-type "
+               "picks the type)\n",
+               to_string(type));
     return 2;
   }
   auto start_values = to_array(time_for(fam, type));

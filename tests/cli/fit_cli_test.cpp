@@ -186,6 +186,17 @@ TEST(FitCli, BadInputGetsOneLineAndExitTwo) {
     EXPECT_EQ(count_lines(r.err), 1) << args << ": " << r.err;
     EXPECT_EQ(r.err.rfind("tileplan_fit: ", 0), 0u) << r.err;
   }
+  // v5a holds no float16 configuration (bf16, fp8 and tf32 only): the fits of
+  // the default type name it and the flag that picks another, instead of
+  // fitting NaN or blaming split.json.
+  for (const std::string mode : {"--registers ", "--time --iterations 1 --restarts 1 "}) {
+    const CliResult r = run_program(TILEPLAN_FIT_EXE, mode + data);
+    EXPECT_EQ(r.status, 2) << mode << r.err;
+    EXPECT_EQ(count_lines(r.err), 1) << mode << r.err;
+    EXPECT_NE(r.err.find("float16"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--input-type"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("nan"), std::string::npos) << r.err;
+  }
   const CliResult help = run_program(TILEPLAN_FIT_EXE, "--help");
   EXPECT_EQ(help.status, 0);
   EXPECT_NE(help.out.find("usage: tileplan_fit --registers"), std::string::npos) << help.out;
