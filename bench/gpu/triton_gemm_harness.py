@@ -333,6 +333,18 @@ V27_CALIBRATION = [
     "4096x3000x2048:bfloat16:rr", "4096x3001x2048:bfloat16:rr",
     "8192x1000x4096:bfloat16:rr", "8192x1001x4096:bfloat16:rr",
 ]
+# v28: fresh held-out cases after the K-major wide-warpgroup slowdown was
+# limited to kernels that store C with 16-byte vectors (the assembler
+# serializes their wgmma; with N unaligned, C's narrow stores, it does not:
+# data/h200-profile-wgmma-serial). B K-major (fp16 and bf16 stored
+# column-major, fp8 e4m3) with N unaligned, M aligned or not, vocabularies
+# and odd widths of real models.
+V28_HELD_OUT = [
+    "3072x50257x4096:float16:rc", "8192x5001x2048:float16:rc", "1024x32001x4096:float16:rc",
+    "4096x50257x2048:bfloat16:rc", "2048x11001x4096:bfloat16:rc", "6144x7001x4096:bfloat16:rc",
+    "4096x50257x4096:float8_e4m3:rc", "3072x11001x8192:float8_e4m3:rc", "1024x32001x2048:float8_e4m3:rc",
+    "1500x50257x4096:float16:rc", "2500x11001x2048:float16:rc", "700x32001x4096:float16:rc",
+]
 CASE_SETS = {
     "v5a": (V5A_CALIBRATION, V5A_HELD_OUT),
     "v5b": (V5B_CALIBRATION, V5B_HELD_OUT),
@@ -356,6 +368,7 @@ CASE_SETS = {
     "v25": ([], V25_HELD_OUT),
     "v26": ([], V26_HELD_OUT),
     "v27": (V27_CALIBRATION, []),
+    "v28": ([], V28_HELD_OUT),
 }
 
 BLOCK_MS = (64, 128, 256)
