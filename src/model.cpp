@@ -111,15 +111,19 @@ TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem
   const double flops = 2.0 * static_cast<double>(cfg.block_m * cfg.block_n * cfg.block_k);
   // B K-major in shared memory (stored col, or any fp8 or tf32 B: wgmma reads
   // B K-major only) slows a warpgroup whose share of the tile is wider than
-  // 128 columns (measured: data/h200-triton-v5a and -v5b, rc against rr).
+  // 128 columns (measured: data/h200-triton-v5a and -v5b, rc against rr):
+  // the compiler serializes its wgmma (one arrive and wait per instruction).
+  // Where C is stored with narrow stores it does not (data/h200-profile-wgmma-serial),
+  // and the tile runs at the speed of an N-major one.
+  const ProblemAccess acc = problem_access(p);
   const bool b_kmajor = p.b_layout == Layout::col || is_fp8(p.dtype) || p.dtype == DType::tfloat32;
-  const double wide = b_kmajor && cfg.instr == Instr::wgmma ? std::max(0.0, u.cols - 128.0) / 128.0 : 0.0;
+  const bool serialized = b_kmajor && cfg.instr == Instr::wgmma && acc.c.vector_bytes >= kMaxVectorBytes;
+  const double wide = serialized ? std::max(0.0, u.cols - 128.0) / 128.0 : 0.0;
   t.mma_us = flops / (sm_flops_per_us * efficiency) * (1.0 + k.kmajor_wide_n * wide) +
              k.iteration_cycles / dev.boost_clock_mhz;
   t.stage_bytes = static_cast<double>((cfg.block_m + cfg.block_n) * cfg.block_k * p.elem_bytes());
   // Operands that go through registers: their narrow loads (one warp-wide
   // instruction per 32 vectors) cost issue cycles every iteration.
-  const ProblemAccess acc = problem_access(p);
   const auto warp_accesses = [](int64_t elems, int64_t elem_bytes, int64_t vector_bytes) {
     return static_cast<double>(elems * elem_bytes) / static_cast<double>(vector_bytes) / 32.0;
   };
