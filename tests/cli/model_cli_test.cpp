@@ -137,12 +137,12 @@ constexpr const char* kGatedClasses =
     "float16:cr:mNK,float16:cr:MNK,float16:rc:MNk,float16:rc:mnk,float16:rr:Mnk,"
     "bfloat16:rr:MNk,float8_e4m3:rc:MNk,tfloat32:rr:mNK,bfloat16:rr:mNK,"
     "bfloat16:rr:mnk,bfloat16:rr:Mnk,float16:rc:mnK,float16:rr:mnK,"
-    "float16:rr:mnk,bfloat16:rr:MnK,float8_e4m3:rc:mnK,bfloat16:rr:mnK";
+    "float16:rr:mnk,bfloat16:rr:MnK,float8_e4m3:rc:mnK,bfloat16:rr:mnK,float16:rc:MnK";
 TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
   std::string data;
   for (const char* v :
        {"v5a", "v5b", "v6", "v8", "v9", "v10", "v12", "v14", "v16", "v17", "v18", "v19", "v21", "v22", "v23", "v24",
-        "v25", "v26"})
+        "v25", "v26", "v28"})
     data += source_path(std::string("data/h200-triton-") + v) + " ";
   const CliResult r = run_cli("validate " + data + "--split heldout --class " + kGatedClasses +
                               " --max-top1-geomean 1.03 --max-top1-worst 1.10 --max-top5-geomean 1.01");
@@ -174,12 +174,19 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
   // rr:mnK 1, bf16 rr:mnK 1) and bf16 rr:mnK back from the known misses (5:
   // 1.015 / 1.046, best of top 5 1.009). 161 cases: 1.008 / 1.087, best of
   // top 5 1.002 (the family before the term: 1.016 / 1.908).
-  EXPECT_NE(r.out.find("shapes 161:"), std::string::npos) << r.out;
+  // Then kmajor_wide_n limited to kernels that store C with 16-byte vectors
+  // (the assembler serializes their wgmma) and the fresh v28, measured after
+  // it was frozen: fp16 B K-major with N alone unaligned joined (its v22 case
+  // 1.074 -> 1.000, v28's three 1.019 / 1.034; 4 cases 1.014 / 1.034), and
+  // v28's three fp16 rc:mnK cases (1.035 / 1.068; the family before 1.006 /
+  // 1.011). 168 cases: 1.009 / 1.087, best of top 5 1.002.
+  EXPECT_NE(r.out.find("shapes 168:"), std::string::npos) << r.out;
   for (const char* c : {"float16:rr:MNK\n", "bfloat16:rr:MNK\n", "float8_e4m3:rc:MNK\n", "float8_e5m2:rc:MNK\n", "float16:rr:MNk\n",
                         "float16:rc:MNk\n", "float16:rc:mnk\n", "float16:rr:Mnk\n", "bfloat16:rr:MNk\n",
                         "float8_e4m3:rc:MNk\n", "tfloat32:rr:mNK\n", "bfloat16:rr:mNK\n",
                         "bfloat16:rr:mnk\n", "bfloat16:rr:Mnk\n", "float16:rc:mnK\n", "float16:rr:mnK\n",
-                        "float16:rr:mnk\n", "bfloat16:rr:MnK\n", "float8_e4m3:rc:mnK\n", "bfloat16:rr:mnK\n"})
+                        "float16:rr:mnk\n", "bfloat16:rr:MnK\n", "float8_e4m3:rc:mnK\n", "bfloat16:rr:mnK\n",
+                        "float16:rc:MnK\n"})
     EXPECT_NE(r.out.find(c), std::string::npos) << c;
 }
 
@@ -193,13 +200,13 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
 // missing the committed thresholds (a fix moves them into the gate above)
 // and must not get worse than measured when the constants were frozen.
 constexpr const char* kKnownMisses =
-    "tfloat32:rr:MNK,float16:rc:MNK,float16:rr:MnK,float8_e4m3:rc:mNK,float8_e4m3:rc:MnK,float16:rc:MnK,"
+    "tfloat32:rr:MNK,float16:rc:MNK,float16:rr:MnK,float8_e4m3:rc:mNK,float8_e4m3:rc:MnK,"
     "bfloat16:rc:MnK,float16:rr:mNK";
 TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   std::string data;
   for (const char* v :
        {"v5a", "v5b", "v6", "v9", "v10", "v12", "v14", "v16", "v17", "v18", "v19", "v21", "v22", "v23", "v24", "v25",
-        "v26"})
+        "v26", "v28"})
     data += source_path(std::string("data/h200-triton-") + v) + " ";
   // 6 tf32 + 1 fp16 rc:MNK + 14 fp16 rr:MnK (3 of v24) + 4 bf16 rr:mnK (2 of
   // v24) + 5 fp8 rc:mNK + 4 fp8 rc:MnK +
@@ -227,8 +234,13 @@ TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   // top 5 1.006 (before the term 1.087 / 1.907). fp16 rr:MnK, 19 cases:
   // 1.026 / 1.104, best of top 5 1.009. The bounds hold in every class
   // (tf32's geomean is 1.081, fp16 rc:MnK's best of top 5 1.036).
+  // Then kmajor_wide_n limited to kernels that store C with 16-byte vectors
+  // and the fresh v28: fp16 rc:MnK joined the gate; v28 added three bf16
+  // rc:MnK (1.072 / 1.108, the same picks as before) and three fp8 rc:MnK
+  // (1.125 / 1.150 before, 1.074 / 1.115 after). 55 cases: 1.040 / 1.337,
+  // best of top 5 1.006 (the family before 1.044 / 1.337).
   expect_known_miss(data + "--split heldout --class " + kKnownMisses,
-                    "--max-top1-geomean 1.10 --max-top1-worst 1.35 --max-top5-geomean 1.04", 50);
+                    "--max-top1-geomean 1.10 --max-top1-worst 1.35 --max-top5-geomean 1.04", 55);
 }
 
 // tf32 with B stored N-contiguous after the on-chip transpose was modelled

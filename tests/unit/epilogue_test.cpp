@@ -60,6 +60,38 @@ TEST(Epilogue, NarrowStoresOfCRaiseTheDemandToTheEpiloguesWhenItIsLarger) {
   EXPECT_EQ(estimate(prof, cfg, vector_operands(4001)).demand, aligned.demand);
 }
 
+// B K-major slows a warpgroup wider than 128 columns (kmajor_wide_n) because
+// the assembler serializes its wgmma, which it does only when C is stored
+// with 16-byte vectors (data/h200-profile-wgmma-serial): with narrow stores
+// of C, or B N-major, or a 128-column warpgroup, the MMA time is the plain one.
+TEST(Epilogue, KMajorWideWarpgroupIsSlowedOnlyWhereCIsStoredWithVectors) {
+  const TimeConstants k = time_for(default_family(), DType::float16);
+  ASSERT_GT(k.kmajor_wide_n, 0.0);
+  TimeConstants plain = k;
+  plain.kmajor_wide_n = 0;
+  const auto mma = [&](const TimeConstants& c, const TileConfig& cfg, const GemmProblem& p) {
+    return detail::tile_costs(h200(), cfg, p, 1, false, c, 0.0, 0.0).mma_us;
+  };
+  const TileConfig wide{128, 256, 64, 3, 256};    // two warpgroups of 64x256
+  const TileConfig narrow{256, 128, 64, 3, 256};  // two warpgroups of 128x128
+  // B K-major, C with vectors: one unit of width beyond 128, priced.
+  const GemmProblem vec = vector_operands(4096);
+  const double base = mma(plain, wide, vec) - k.iteration_cycles / h200().boost_clock_mhz;
+  EXPECT_NEAR(mma(k, wide, vec), base * (1.0 + k.kmajor_wide_n) + k.iteration_cycles / h200().boost_clock_mhz,
+              1e-9 * base);
+  // C with narrow stores (N = 4001): not serialized.
+  EXPECT_DOUBLE_EQ(mma(k, wide, vector_operands(4001)), mma(plain, wide, vector_operands(4001)));
+  // A custom ldc that is not a multiple of 16 does the same at N = 4096.
+  GemmProblem odd_ldc = vec;
+  odd_ldc.ldc = 4104;
+  EXPECT_DOUBLE_EQ(mma(k, wide, odd_ldc), mma(plain, wide, odd_ldc));
+  // B N-major, or a warpgroup 128 columns wide: nothing to serialize.
+  GemmProblem rr = vec;
+  rr.b_layout = Layout::row;
+  EXPECT_DOUBLE_EQ(mma(k, wide, rr), mma(plain, wide, rr));
+  EXPECT_DOUBLE_EQ(mma(k, narrow, vec), mma(plain, narrow, vec));
+}
+
 TEST(Epilogue, ALargerAllocationLowersBlocksPerSm) {
   // 128x128x64, 8 warps: two blocks by registers with vector stores of C, one
   // with the epilogue's 160 registers (160*256 = 40960 of 65536).
