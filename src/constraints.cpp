@@ -43,7 +43,8 @@ Constraint constraint_of(FindingKind k) {
     case FindingKind::no_block_fits_threads:
     case FindingKind::dtype_unsupported:
     case FindingKind::narrow_loads:
-    case FindingKind::fp8_b_not_k_major: return Constraint::C3;
+    case FindingKind::fp8_b_not_k_major:
+    case FindingKind::serialized_wgmma: return Constraint::C3;
     case FindingKind::smem_per_block:
     case FindingKind::no_block_fits_smem: return Constraint::C1;
     case FindingKind::regs_per_thread:
@@ -125,6 +126,11 @@ std::string message(const Finding& f, const TileConfig& cfg) {
     case FindingKind::fp8_b_not_k_major:
       return "C3 fp8 B is stored N-contiguous (b_layout row): Hopper's fp8 wgmma reads B K-major, so the kernel "
              "transposes B on chip";
+    case FindingKind::serialized_wgmma:
+      return fmt::format("C3 B K-major, a warpgroup {} columns wide (more than {}) and C stored with 16-byte "
+                         "vectors: the assembler serializes this kernel's wgmma (ptxas C7515 on the measured "
+                         "family); the predicted time includes it",
+                         f.value, f.limit);
   }
   return "?";
 }

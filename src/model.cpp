@@ -119,6 +119,7 @@ TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem
   const bool b_kmajor = p.b_layout == Layout::col || is_fp8(p.dtype) || p.dtype == DType::tfloat32;
   const bool serialized = b_kmajor && cfg.instr == Instr::wgmma && acc.c.vector_bytes >= kMaxVectorBytes;
   const double wide = serialized ? std::max(0.0, u.cols - 128.0) / 128.0 : 0.0;
+  if (wide > 0 && k.kmajor_wide_n > 0) t.serialized_wgmma_cols = static_cast<int64_t>(u.cols);
   t.mma_us = flops / (sm_flops_per_us * efficiency) * (1.0 + k.kmajor_wide_n * wide) +
              k.iteration_cycles / dev.boost_clock_mhz;
   t.stage_bytes = static_cast<double>((cfg.block_m + cfg.block_n) * cfg.block_k * p.elem_bytes());

@@ -180,6 +180,7 @@ std::string short_notes(const Verdict& v, const TileReport& r) {
       case FindingKind::grid_below_sms: notes += "C4 grid<SMs"; break;
       case FindingKind::held_tiles_spill: notes += "C2 spill"; break;
       case FindingKind::epilogue_spill: notes += "C2 epilogue spill"; break;
+      case FindingKind::serialized_wgmma: notes += "C3 serial wgmma"; break;
       default: notes += to_string(constraint_of(f.kind)); break;
     }
   }

@@ -412,6 +412,33 @@ TEST(TypesCli, Shapes_FlagsAreTheLinesDefaults) {
 
 // An operand through registers: the L1 its loads see, in JSON and in the
 // diagnosis; with every operand copied asynchronously, nothing (null).
+// B K-major and a 256-column warpgroup: the assembler serializes the wgmma
+// where C is stored with 16-byte vectors (data/h200-profile-wgmma-serial);
+// the calibrated model warns and prices it, and not with narrow stores of C,
+// with B N-major or with 128-column warpgroups.
+TEST(TypesCli, Diagnose_KMajorWideWarpgroup_WarnsOfTheSerializedWgmma) {
+  const std::string tile = " --block-m 128 --block-n 256 --block-k 64 --stages 3 --threads 256 --diagnose";
+  const auto warned = [&](const std::string& problem) {
+    const CliResult r = run_cli("tile " + problem + tile);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return r.out.find("the assembler serializes this kernel's wgmma") != std::string::npos;
+  };
+  EXPECT_TRUE(warned("--m 4096 --n 4096 --k 4096 --b-layout col"));
+  EXPECT_TRUE(warned("--m 4096 --n 4096 --k 4096 --dtype float8_e4m3 --b-layout col"));
+  EXPECT_FALSE(warned("--m 4096 --n 4001 --k 4096 --b-layout col"));
+  EXPECT_FALSE(warned("--m 4096 --n 4096 --k 4096 --b-layout col --ldc 4104"));
+  EXPECT_FALSE(warned("--m 4096 --n 4096 --k 4096"));
+  EXPECT_FALSE(warned("--m 4096 --n 4096 --k 4096 --b-layout col --model seed"));
+  const CliResult wide128 = run_cli("tile --m 4096 --n 4096 --k 4096 --b-layout col --block-m 256 --block-n 128 "
+                                    "--block-k 64 --stages 3 --threads 256 --diagnose");
+  EXPECT_EQ(wide128.out.find("serializes"), std::string::npos) << wide128.out;
+  // In JSON the warning is one of the candidate's warnings.
+  const json j = run_json("tile --m 4096 --n 4096 --k 4096 --b-layout col" + tile);
+  bool found = false;
+  for (const json& w : j["candidates"][0]["warnings"]) found |= w.get<std::string>().rfind("C3 B K-major", 0) == 0;
+  EXPECT_TRUE(found) << j.dump();
+}
+
 TEST(TypesCli, Diagnose_NarrowB_ReportsTheL1ItsLoadsSee) {
   const std::string args = "tile --m 128 --n 50257 --k 4096 --block-m 128 --block-n 64 --block-k 128 --stages 3 "
                            "--threads 128 --diagnose";

@@ -158,8 +158,8 @@ TEST(FuzzGemm, ResultsOrErrors_WithInvariants) {
       (x.feasible() ? feasible : infeasible) += 1;
       for (const Finding& f : x.failures) EXPECT_NE(message(f, x.config), "");
       for (const Finding& f : x.warnings) {
-        // C4's tail and idle SMs, or C2's priced spill of held operand tiles
-        // or of the epilogue.
+        // C4's tail and idle SMs, C2's priced spill of held operand tiles or
+        // of the epilogue, or C3's serialized wgmma.
         const std::string m = message(f, x.config);
         if (f.kind == FindingKind::held_tiles_spill) {
           EXPECT_EQ(m.rfind("C2 ", 0), 0u) << m;
@@ -167,6 +167,11 @@ TEST(FuzzGemm, ResultsOrErrors_WithInvariants) {
         } else if (f.kind == FindingKind::epilogue_spill) {
           EXPECT_EQ(m.rfind("C2 ", 0), 0u) << m;
           EXPECT_GT(x.epilogue_spilled_registers, 0.0) << m;
+        } else if (f.kind == FindingKind::serialized_wgmma) {
+          // Only the calibrated model prices it, only for a warpgroup wider than 128.
+          EXPECT_EQ(m.rfind("C3 ", 0), 0u) << m;
+          EXPECT_EQ(model, Model::calibrated) << m;
+          EXPECT_GT(f.value, f.limit) << m;
         } else {
           EXPECT_EQ(m.rfind("C4 ", 0), 0u) << m;
         }
