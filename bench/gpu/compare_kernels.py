@@ -20,14 +20,13 @@ import json
 import os
 import re
 import statistics
-import subprocess
 import sys
-import tempfile
 
 import torch
 import triton
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import profile_two_blocks as two_blocks  # noqa: E402
 import triton_gemm_harness as h  # noqa: E402
 
 CLASSES = ["float16:rc:MNK", "float16:rc:MnK", "float16:rr:MNK", "float16:rr:MnK"]
@@ -37,14 +36,8 @@ CASES = ["4096x4096x4096:float16:rc", "4096x4097x4096:float16:rc", "4096x4104x40
 
 
 def sass(kernel):
-    try:
-        with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
-            f.write(kernel.asm["cubin"])
-            path = f.name
-        out = subprocess.run(["cuobjdump", "--dump-sass", path], capture_output=True, text=True, timeout=120).stdout
-        os.unlink(path)
-    except Exception:
-        return {}, []
+    """Counts of the memory, barrier and wgmma instructions, and the HGMMA forms."""
+    out = two_blocks.sass_text(kernel)
     counts, forms = collections.Counter(), collections.Counter()
     for line in out.splitlines():
         m = re.search(r"/\*[0-9a-f]+\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]+)", line)
