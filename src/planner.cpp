@@ -70,7 +70,9 @@ void finish_calibrated(Verdict& v, const GemmProblem& p, const Device& dev, cons
   v.narrow_footprint_bytes = costs.narrow_footprint_bytes;
   v.l1_short = costs.l1_short;
   v.l1_miss_us = costs.l1_miss_us;
-  if (costs.serialized_wgmma_cols > 0) v.warnings.push({FindingKind::serialized_wgmma, costs.serialized_wgmma_cols, 128});
+  // kmajor_wide_n priced a warpgroup wider than 128 columns: say so.
+  if (costs.serialized_wgmma_cols > 0)
+    v.warnings.push({FindingKind::serialized_wgmma, costs.serialized_wgmma_cols, 128});
 }
 
 // A split factor above 1 needs the calibrated model and a family that models
