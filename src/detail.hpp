@@ -40,6 +40,8 @@ int64_t allocated_smem_bytes(const TileConfig& cfg, const GemmProblem& p);
 //   Requires: check_device(dev), 0 <= smem_bytes <= smem_per_block_max_bytes, blocks >= 1.
 int64_t carveout_bytes(const Device& dev, int64_t smem_bytes, int64_t blocks);
 double l1_bytes_per_block(const Device& dev, int64_t smem_bytes, int64_t blocks);
+// The same from a carveout already known (carveout_bytes' result).
+double l1_left_per_block(const Device& dev, int64_t carveout, int64_t blocks);
 // The reference's traffic.
 double reference_traffic(const GemmProblem& p, const TileConfig& cfg);
 

@@ -171,7 +171,7 @@ TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem
   if (t.through_registers) {
     const int64_t smem = allocated_smem_bytes(cfg, p);
     t.carveout_bytes = carveout_bytes(dev, smem, t.blocks_per_sm);
-    t.l1_bytes = l1_bytes_per_block(dev, smem, t.blocks_per_sm);
+    t.l1_bytes = l1_left_per_block(dev, t.carveout_bytes, t.blocks_per_sm);
     const double line = static_cast<double>(dev.cache_line_bytes);
     const auto footprint = [&](const OperandAccess& o, int64_t rows, int64_t extent) {
       if (!o.through_registers) return 0.0;
@@ -214,9 +214,13 @@ int64_t carveout_bytes(const Device& dev, int64_t smem_bytes, int64_t blocks) {
   return top * 1024;
 }
 
-double l1_bytes_per_block(const Device& dev, int64_t smem_bytes, int64_t blocks) {
-  const int64_t l1 = std::max<int64_t>(dev.l1_smem_per_sm_bytes - carveout_bytes(dev, smem_bytes, blocks), 0);
+double l1_left_per_block(const Device& dev, int64_t carveout, int64_t blocks) {
+  const int64_t l1 = std::max<int64_t>(dev.l1_smem_per_sm_bytes - carveout, 0);
   return static_cast<double>(l1) / static_cast<double>(std::max<int64_t>(blocks, 1));
+}
+
+double l1_bytes_per_block(const Device& dev, int64_t smem_bytes, int64_t blocks) {
+  return l1_left_per_block(dev, carveout_bytes(dev, smem_bytes, blocks), blocks);
 }
 
 double grouped_dram_bytes(const Device& dev, const GemmProblem& p, int64_t block_m, int64_t group_m) {
