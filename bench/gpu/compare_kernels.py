@@ -18,7 +18,6 @@ import argparse
 import collections
 import json
 import os
-import re
 import statistics
 import sys
 
@@ -37,14 +36,8 @@ CASES = ["4096x4096x4096:float16:rc", "4096x4097x4096:float16:rc", "4096x4104x40
 
 def sass(kernel):
     """Counts of the memory, barrier and wgmma instructions, and the HGMMA forms."""
-    out = two_blocks.sass_text(kernel)
     counts, forms = collections.Counter(), collections.Counter()
-    for line in out.splitlines():
-        m = re.search(r"/\*[0-9a-f]+\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]+)", line)
-        if not m:
-            continue
-        op = m.group(1)
-        base = op.split(".")[0]
+    for op, base in two_blocks.sass_ops(kernel):
         if base in ("LDG", "STG", "LDS", "STS", "LDSM", "STSM", "BAR", "LDL", "STL", "LDGSTS", "HGMMA", "WARPGROUP",
                     "SYNCS", "UTMALDG", "UTMASTG", "DEPBAR", "LDGDEPBAR"):
             counts[op] += 1

@@ -77,16 +77,19 @@ def sass_text(kernel):
         return ""
 
 
+def sass_ops(kernel):
+    """The kernel's SASS mnemonics, one (op, base) per instruction: op with
+    its modifiers (LDG.E.U16), base without (LDG); none if no SASS."""
+    for line in sass_text(kernel).splitlines():
+        m = re.search(r"/\*[0-9a-f]+\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]+)", line)
+        if m:
+            yield m.group(1), m.group(1).split(".")[0]
+
+
 def sass_counts(kernel):
     """Counts of the SASS mnemonics that matter here (empty if no SASS)."""
-    sass = sass_text(kernel)
     counts = collections.Counter()
-    for line in sass.splitlines():
-        m = re.search(r"/\*[0-9a-f]+\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]+)", line)
-        if not m:
-            continue
-        op = m.group(1)
-        base = op.split(".")[0]
+    for op, base in sass_ops(kernel):
         if base in ("LDG", "STG", "LDS", "STS", "LDSM", "BAR", "LDL", "STL", "LDGSTS", "HGMMA", "WARPGROUP",
                     "SYNCS", "UTMALDG", "LDGDEPBAR", "DEPBAR"):
             counts[op if base in ("LDG", "STS", "LDS", "LDGSTS") else base] += 1
