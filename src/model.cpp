@@ -335,7 +335,12 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   // the SM overlap one's loads with another's MMAs.
   const double mma_us = t.mma_us;
   const double issue_us = mma_us + t.narrow_us;
-  const double busy_us = std::max({mma_us, t.narrow_us, load_us});
+  // B transposed on chip (tf32) is written to shared memory, which the wgmma
+  // reads: programs sharing the SM do not overlap one's transpose with
+  // another's MMAs (measured: data/h200-triton-v5a, -v6, -v7: a second block
+  // per SM gains nothing).
+  const double smem_pipe_us = mma_us + t.transpose_us;
+  const double busy_us = std::max({smem_pipe_us, t.narrow_us, load_us});
   const double epilogue_us = k.epilogue_factor * c_tile_bytes / sm_bytes_per_us + narrow_store_us;
   // A round of j programs on one SM: each one's critical path (start, first
   // load, main loop, epilogue), or the SM's resources busy with all j.
@@ -343,7 +348,7 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
     const double jd = static_cast<double>(j);
     // The SM's busiest resource and the round trip overlap imperfectly when
     // close: a smooth maximum of order overlap_power joins them (0: plain).
-    const double busiest = std::max({jd * mma_us, jd * t.narrow_us, issue_us, jd * load_us});
+    const double busiest = std::max({jd * smem_pipe_us, jd * t.narrow_us, issue_us, jd * load_us});
     const double period = smooth_max(busiest, chain_us, k.overlap_power);
     const double path = k.tile_overhead_us + latency_us + kt * period + epilogue_us;
     return std::max(path, jd * (kt * busy_us + epilogue_us));
@@ -386,9 +391,9 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
     const double j = static_cast<double>(full_rounds ? b : rest);
     if (dram_us >= sm_us)
       out->bound = TimeBound::dram;
-    else if (chain_us >= std::max(j * std::max(mma_us, t.narrow_us), issue_us) && chain_us >= j * load_us)
+    else if (chain_us >= std::max(j * std::max(smem_pipe_us, t.narrow_us), issue_us) && chain_us >= j * load_us)
       out->bound = TimeBound::latency;
-    else if (load_us > std::max(mma_us, t.narrow_us) && j * load_us >= issue_us)
+    else if (load_us > std::max(smem_pipe_us, t.narrow_us) && j * load_us >= issue_us)
       out->bound = TimeBound::l2;
     else
       out->bound = t.narrow_us > mma_us ? TimeBound::narrow : TimeBound::mma;
