@@ -335,10 +335,11 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   // the SM overlap one's loads with another's MMAs.
   const double mma_us = t.mma_us;
   const double issue_us = mma_us + t.narrow_us;
-  // B transposed on chip (tf32) is written to shared memory, which the wgmma
-  // reads: programs sharing the SM do not overlap one's transpose with
-  // another's MMAs (measured: data/h200-triton-v5a, -v6, -v7: a second block
-  // per SM gains nothing).
+  // B transposed on chip (tf32): its 4-byte copies keep the L1/TEX unit near
+  // its peak (data/h200-profile-tf32), so programs sharing the SM queue their
+  // transposes and MMAs one after another instead of overlapping one's
+  // transpose with another's MMAs (measured: a second block per SM gains
+  // nothing, data/h200-triton-v5a, -v29; docs/model.md §3).
   const double smem_pipe_us = mma_us + t.transpose_us;
   const double busy_us = std::max({smem_pipe_us, t.narrow_us, load_us});
   const double epilogue_us = k.epilogue_factor * c_tile_bytes / sm_bytes_per_us + narrow_store_us;

@@ -51,6 +51,20 @@ TEST(Tf32Transpose, TransposeCostAddsToThePredictedTime) {
   EXPECT_GT(on->time_us, none->time_us);
 }
 
+TEST(Tf32Transpose, ASecondBlockPerSmDoesNotOverlapTheTransposeWithMmas) {
+  // The transpose writes shared memory, which the wgmma reads: two programs
+  // on an SM share that pipe. Measured (data/h200-triton-v5a calibration
+  // shapes, 256x64x32 with 4 warps): two blocks per SM with 2 stages run
+  // 0.98-1.00x the time of one block with 4; the rule that let one
+  // program's transpose overlap another's MMAs predicted 0.66x.
+  const GemmProblem p{.m = 4096, .n = 4096, .k = 4096, .dtype = DType::tfloat32};
+  const KernelFamily& f = default_family();
+  Result<Prediction> one = predict(h200(), p, TileConfig{256, 64, 32, 4, 128}, 1, false, f);
+  Result<Prediction> two = predict(h200(), p, TileConfig{256, 64, 32, 2, 128}, 2, false, f);
+  ASSERT_TRUE(one.ok() && two.ok());
+  EXPECT_GT(two->time_us / one->time_us, 0.95);
+}
+
 TEST(Tf32Transpose, TransposedBCountsTowardSpilling) {
   // The compiler's spill flags (data/h200-triton-v5a, tfloat32): 128x128x64,
   // 3 stages, 4 warps spills (62 spills; 64 transposed B elements per thread
