@@ -12,6 +12,12 @@
 
 namespace tileplan {
 namespace {
+// A section's provenance (registers, time, an input type's) records every
+// fitting round's command: longer than one constant's, still bounded.
+constexpr std::size_t kMaxSectionProvenance = 16384;
+}  // namespace
+
+namespace {
 
 using nlohmann::json;
 
@@ -173,6 +179,7 @@ void read_constants(Reader& rd, const json& section, std::string_view section_na
                           info[i].name == "spill_access_cycles" || info[i].name == "spill_per_element" ||
                           info[i].name == "paired_b_mn_cycles" || info[i].name == "paired_b_mn_spill_free" ||
                           info[i].name == "tail_sync" || info[i].name == "per_narrow_c_accumulator" ||
+                          info[i].name == "per_narrow_c_row_accumulator" ||
                           info[i].name == "epilogue_spill_cycles" || info[i].name == "async_share" ||
                           info[i].name == "overlap_power" || info[i].name == "l1_miss_cycles";
     const json* c = rd.object(*constants, info[i].name, cpath, !optional);
@@ -402,7 +409,7 @@ Result<KernelFamily> parse_family(std::string_view text, std::string_view origin
     const std::string rule = rd.string(*regs, "rule", "registers.rule");
     if (!rd.failed() && rule != "fitted" && rule != "accumulators_only")
       rd.fail("registers.rule", "must be \"fitted\" or \"accumulators_only\"");
-    f.regs_fitted_on = rd.string(*regs, "fitted_on", "registers.fitted_on");
+    f.regs_fitted_on = rd.string(*regs, "fitted_on", "registers.fitted_on", true, kMaxSectionProvenance);
     f.regs.accumulators_only = rule == "accumulators_only";
     if (!rd.failed() && (!f.regs.accumulators_only || regs->contains("constants"))) {
       std::array<double, kRegisterConstantCount> values{};
@@ -411,7 +418,7 @@ Result<KernelFamily> parse_family(std::string_view text, std::string_view origin
     }
   }
   if (const json* time = rd.object(j, "time", "time")) {
-    f.time_fitted_on = rd.string(*time, "fitted_on", "time.fitted_on");
+    f.time_fitted_on = rd.string(*time, "fitted_on", "time.fitted_on", true, kMaxSectionProvenance);
     std::array<double, kTimeConstantCount> values{};
     read_constants(rd, *time, "time", kTimeInfo, values, f.time_sources);
     f.time = time_constants_from(values);
@@ -431,7 +438,7 @@ Result<KernelFamily> parse_family(std::string_view text, std::string_view origin
       }
       TypeConstants c;
       c.dtype = *t;
-      c.fitted_on = rd.string(entry, "fitted_on", path + ".fitted_on");
+      c.fitted_on = rd.string(entry, "fitted_on", path + ".fitted_on", true, kMaxSectionProvenance);
       for (const auto& [key, value] : entry.items()) {
         (void)value;
         if (key != "fitted_on" && key != "registers" && key != "time")

@@ -6,7 +6,8 @@
 //   tileplan_fit --registers DATASET...   register profile, on every compiled configuration
 //   tileplan_fit --spill-rule DATASET...  the spill rule alone (spill_per_element, spill_reserve), on the
 //                                         compiled configurations' spill flags
-//   tileplan_fit --epilogue-rule DATASET... the epilogue rule alone (per_narrow_c_accumulator), on the
+//   tileplan_fit --epilogue-rule DATASET... the epilogue rule alone (per_narrow_c_accumulator and
+//                                         per_narrow_c_row_accumulator), on the
 //                                         compiled configurations with narrow stores of C
 //   tileplan_fit --time DATASET...        run-time constants, on calibration shapes only
 //   common options: --family NAME | --family-file PATH  the family to start from (triton)
@@ -140,6 +141,13 @@ std::vector<TypeConstants>::iterator overrides_of(KernelFamily& fam, DType type)
 struct RegisterFigures {
   std::size_t compiled = 0, blocks_equal = 0, within_16 = 0, spill_equal = 0;
   double mean_abs = 0;
+  // Over the configurations the compiler or the estimate spills: the mean
+  // |log((estimated + g) / (the compiler's + g))| of the registers spilled
+  // (the epilogue's excess or the held tiles'), g the per-thread allocation
+  // granule (reg_alloc_unit / warp_size, 8 registers): a ratio, so that the
+  // few tiles that spill hundreds do not outweigh the many near the limit.
+  std::size_t spilling = 0;
+  double spill_log_error = 0;
 };
 
 // `narrow_c_only`: only the configurations whose C is stored with narrow stores.
@@ -158,8 +166,15 @@ RegisterFigures register_figures(const Device& dev, const RegisterProfile& prof,
     f.within_16 += std::llabs(r.regs_per_thread - c.regs_per_thread) <= 16;
     f.spill_equal += (r.spills || r.epilogue_spilled > 0) == (c.spills > 0);  // the compiler counts either
     f.mean_abs += static_cast<double>(std::llabs(r.regs_per_thread - c.regs_per_thread));
+    const double est = std::max(r.epilogue_spilled, r.spills ? r.spilled_registers : 0.0);
+    if (c.spills > 0 || est > 0) {
+      const double g = static_cast<double>(dev.reg_alloc_unit) / static_cast<double>(dev.warp_size);
+      ++f.spilling;
+      f.spill_log_error += std::abs(std::log((est + g) / (static_cast<double>(c.spills) + g)));
+    }
   }
   f.mean_abs /= static_cast<double>(std::max<std::size_t>(f.compiled, 1));
+  f.spill_log_error /= static_cast<double>(std::max<std::size_t>(f.spilling, 1));
   return f;
 }
 
@@ -392,18 +407,19 @@ int fit_spill_rule(const Device& dev, const std::vector<Dataset>& sets, KernelFa
   return 0;
 }
 
-// The epilogue rule alone: per_narrow_c_accumulator on a grid (0 to 4 in
-// steps of 0.05), for the most blocks/SM and spill flags equal to the
-// driver's and the compiler's over the compiled configurations of `type`
-// whose C is stored with narrow stores; ties go to the smallest mean
-// |registers error| of the configurations below the limit. The other
-// constants stay the starting family's.
+// The epilogue rule alone, over the compiled configurations of `type` whose
+// C is stored with narrow stores: per_narrow_c_accumulator on a grid (0 to 4
+// in steps of 0.05) for the most blocks/SM and spill flags equal to the
+// driver's and the compiler's, ties to the smallest mean |registers error|;
+// then per_narrow_c_row_accumulator (0 to 2 in steps of 0.05, a spill count
+// only: it moves neither) for the smallest mean |log error| of the registers
+// spilled (RegisterFigures). The other constants stay the starting family's.
 int fit_epilogue_rule(const Device& dev, const std::vector<Dataset>& sets, KernelFamily& fam, DType type) {
   const RegisterProfile start = registers_for(fam, type);
-  // Blocks/SM and spill flags equal, and the summed |error| (for ties), over every dataset.
+  // Blocks/SM and spill flags equal, and the summed errors (for ties), over every dataset.
   struct Score {
-    std::size_t compiled = 0, agree = 0;
-    double abs_error = 0;
+    std::size_t compiled = 0, agree = 0, spilling = 0;
+    double abs_error = 0, spill_error = 0;
   };
   auto score = [&](const RegisterProfile& p) {
     Score s;
@@ -412,6 +428,8 @@ int fit_epilogue_rule(const Device& dev, const std::vector<Dataset>& sets, Kerne
       s.compiled += f.compiled;
       s.agree += f.blocks_equal + f.spill_equal;
       s.abs_error += f.mean_abs * static_cast<double>(f.compiled);
+      s.spilling += f.spilling;
+      s.spill_error += f.spill_log_error * static_cast<double>(f.spilling);
     }
     return s;
   };
@@ -429,33 +447,55 @@ int fit_epilogue_rule(const Device& dev, const std::vector<Dataset>& sets, Kerne
     const Score s = score(q);
     if (s.agree > top.agree || (s.agree == top.agree && s.abs_error < top.abs_error - 1e-9)) top = s, best = q;
   }
+  const RegisterProfile allocation = best;
+  for (int r = 0; r <= 40; ++r) {
+    RegisterProfile q = allocation;
+    q.per_narrow_c_row_accumulator = r / 20.0;
+    const Score s = score(q);
+    if (s.agree >= top.agree && s.spill_error < top.spill_error - 1e-9) top = s, best = q;
+  }
   const double n = static_cast<double>(was.compiled);
-  fmt::print("input type {}: {} compiled configurations with narrow stores of C; blocks/SM and spill flags equal "
-             "{} times with per_narrow_c_accumulator {:.2f} (mean |error| {:.1f}); {} with {:.2f} (mean |error| "
-             "{:.1f}, the grid's best)\n",
-             to_string(type), was.compiled, was.agree, start.per_narrow_c_accumulator, was.abs_error / n, top.agree,
-             best.per_narrow_c_accumulator, top.abs_error / n);
+  const double ns = static_cast<double>(std::max<std::size_t>(was.spilling, 1));
+  const double nt = static_cast<double>(std::max<std::size_t>(top.spilling, 1));
+  fmt::print("input type {}: {} compiled configurations with narrow stores of C; blocks/SM and spill flags equal {} "
+             "times with per_narrow_c_accumulator {:.2f} and per_narrow_c_row_accumulator {:.2f} (mean |error| {:.1f} "
+             "registers; registers spilled, mean |log error| {:.3f}); {} with {:.2f} and {:.2f} ({:.1f}; {:.3f}; the "
+             "grid's best)\n",
+             to_string(type), was.compiled, was.agree, start.per_narrow_c_accumulator,
+             start.per_narrow_c_row_accumulator, was.abs_error / n, was.spill_error / ns, top.agree,
+             best.per_narrow_c_accumulator, best.per_narrow_c_row_accumulator, top.abs_error / n,
+             top.spill_error / nt);
   for (const RegisterProfile* p : {&start, static_cast<const RegisterProfile*>(&best)})
     for (const Dataset& d : sets) {
       const RegisterFigures f = register_figures(dev, *p, d, type, true);
       if (f.compiled == 0) continue;
-      fmt::print("  {:.2f} on {}: blocks/SM equal {}/{}, spill flag equal {}/{}, mean |error| {:.1f}\n",
-                 p->per_narrow_c_accumulator, d.dir, f.blocks_equal, f.compiled, f.spill_equal, f.compiled, f.mean_abs);
+      fmt::print("  {:.2f}, {:.2f} on {}: blocks/SM equal {}/{}, spill flag equal {}/{}, mean |error| {:.1f}, "
+                 "registers spilled mean |log error| {:.3f} over {}\n",
+                 p->per_narrow_c_accumulator, p->per_narrow_c_row_accumulator, d.dir, f.blocks_equal, f.compiled,
+                 f.spill_equal, f.compiled, f.mean_abs, f.spill_log_error, f.spilling);
     }
   const auto& info = register_constant_info();
-  const std::size_t k = static_cast<std::size_t>(
-      std::find_if(info.begin(), info.end(), [](const ConstantInfo& c) { return c.name == "per_narrow_c_accumulator"; }) -
-      info.begin());
+  auto index_of = [&](std::string_view name) {
+    return static_cast<std::size_t>(
+        std::find_if(info.begin(), info.end(), [&](const ConstantInfo& c) { return c.name == name; }) - info.begin());
+  };
+  const std::size_t k = index_of("per_narrow_c_accumulator"), kr = index_of("per_narrow_c_row_accumulator");
   if (type == DType::float16) {
     fam.regs.per_narrow_c_accumulator = best.per_narrow_c_accumulator;
+    fam.regs.per_narrow_c_row_accumulator = best.per_narrow_c_row_accumulator;
     fam.regs_sources[k] = "grid search for blocks/SM and spill flags with narrow stores of C (registers.fitted_on: the "
                           "epilogue rule)";
+    fam.regs_sources[kr] = "grid search for the registers the compiler spills with narrow stores of C, the "
+                           "allocation held (registers.fitted_on: the epilogue rule)";
     return 0;
   }
   const auto it = overrides_of(fam, type);
   it->regs[k] = best.per_narrow_c_accumulator;
+  it->regs[kr] = best.per_narrow_c_row_accumulator;
   it->regs_sources[k] = "grid search for blocks/SM and spill flags with narrow stores of C (the type's fitted_on: its "
                         "--epilogue-rule command)";
+  it->regs_sources[kr] = "grid search for the registers the compiler spills with narrow stores of C, the allocation "
+                         "held (the type's fitted_on: its --epilogue-rule command)";
   return 0;
 }
 
@@ -944,9 +984,9 @@ int main(int argc, char** argv) {
     fam.regs_fitted_on = with_rule(fam.regs_fitted_on, "; the spill rule (spill_per_element, spill_reserve): ",
                                    fmt::format("{} (compiled configurations' spill flags); `{}`", quoted_list(dirs), command));
   } else if (mode == "--epilogue-rule") {
-    fam.regs_fitted_on = with_rule(fam.regs_fitted_on, "; the epilogue rule (per_narrow_c_accumulator): ",
+    fam.regs_fitted_on = with_rule(fam.regs_fitted_on, "; the epilogue rule (per_narrow_c_accumulator, per_narrow_c_row_accumulator): ",
                                    fmt::format("{} (compiled configurations with narrow stores of C: blocks/SM and "
-                                               "spill flags); `{}`",
+                                               "spill flags, then the registers spilled); `{}`",
                                                quoted_list(dirs), command));
   } else if (mode == "--registers")
     fam.regs_fitted_on = fmt::format("{} (compiled configurations: n_regs and occupancy as the driver reports them; "

@@ -23,7 +23,8 @@
 //   demand       = max(demand, epilogue)
 //   both operands through registers: spilled = max(spilled, epilogue - regs_per_thread_max)
 //                  (the compiler spills the epilogue's excess in the main loop too)
-//   otherwise:     epilogue_spilled = epilogue - regs_per_thread_max when above the limit (else 0):
+//   otherwise:     epilogue_spilled = epilogue - regs_per_thread_max when above the limit (else 0),
+//                  + per_narrow_c_row_accumulator*accumulators when it spills and M is not a multiple of 16:
 //                  the epilogue spills on its own, once per tile; not `spills`, which is the main loop's
 // docs/model.md §1 works an example by hand.
 #pragma once
@@ -48,7 +49,8 @@ namespace tileplan {
   X(spill_reserve, "regs", "registers a thread needs beside its accumulators before it spills")              \
   X(per_register_element, "regs", "registers per element per thread of an operand tile loaded with narrow loads") \
   X(spill_per_element, "regs", "registers per held element per thread that count toward spilling (0: per_register_element)") \
-  X(per_narrow_c_accumulator, "regs", "registers per fp32 accumulator per thread in an epilogue that stores C with narrow stores (0: the main loop's demand only)")
+  X(per_narrow_c_accumulator, "regs", "registers per fp32 accumulator per thread in an epilogue that stores C with narrow stores (0: the main loop's demand only)") \
+  X(per_narrow_c_row_accumulator, "regs", "registers per fp32 accumulator that such an epilogue spills beyond its excess when M is not a multiple of 16 (C's row mask is not uniform over 16 rows); the spill count only, not the allocation")
 
 struct RegisterProfile {
   bool accumulators_only = false;  // the reference rule: nothing but accumulators

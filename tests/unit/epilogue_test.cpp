@@ -116,6 +116,28 @@ TEST(Epilogue, BeyondTheLimitTheEpilogueSpillsOnItsOwnWhenOperandsUseVectors) {
   EXPECT_EQ(estimate(prof, cfg, vector_operands(4096)).epilogue_spilled, 0.0);
 }
 
+TEST(Epilogue, WithMUnalignedItSpillsARowTermMoreButAllocatesTheSame) {
+  RegisterProfile prof = registers_for(default_family(), DType::float16);
+  prof.per_narrow_c_accumulator = 2.5;
+  prof.per_narrow_c_row_accumulator = 0.85;
+  const TileConfig wide{256, 128, 64, 3, 256};  // 128 accumulators: the epilogue spills
+  GemmProblem m_unaligned = vector_operands(4001);
+  m_unaligned.m = 4001;
+  const RegisterEstimate aligned = estimate(prof, wide, vector_operands(4001));
+  const RegisterEstimate rows = estimate(prof, wide, m_unaligned);
+  EXPECT_DOUBLE_EQ(aligned.epilogue_spilled, 320.0 - 255.0);
+  EXPECT_DOUBLE_EQ(rows.epilogue_spilled, 320.0 - 255.0 + 0.85 * 128);
+  EXPECT_EQ(rows.regs_per_thread, aligned.regs_per_thread);
+  // Below the limit nothing spills, whatever M: the term is a spill count.
+  const TileConfig narrow{128, 128, 64, 3, 256};  // 64 accumulators: 160 registers
+  EXPECT_EQ(estimate(prof, narrow, m_unaligned).epilogue_spilled, 0.0);
+  EXPECT_EQ(estimate(prof, narrow, m_unaligned).regs_per_thread, estimate(prof, narrow, vector_operands(4001)).regs_per_thread);
+  // C stored with vectors: no epilogue term at all.
+  GemmProblem vector_c = vector_operands(4096);
+  vector_c.m = 4001;
+  EXPECT_EQ(estimate(prof, wide, vector_c).epilogue_spilled, 0.0);
+}
+
 TEST(Epilogue, WithBothOperandsThroughRegistersTheExcessJoinsTheMainLoopsSpill) {
   RegisterProfile prof = registers_for(default_family(), DType::float16);
   prof.per_narrow_c_accumulator = 2.5;

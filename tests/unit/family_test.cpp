@@ -174,6 +174,17 @@ TEST(Family, EveryRule_IsAnErrorNamingTheKey) {
       {"/by_input_type/tfloat32/time/l1_miss_cycles", json::object({{"value", -2}}), false,
        "l1_miss_cycles -2 must be a finite number between 0 and 1e9 (for tfloat32)"},
       {"/space/block_m", json::array(), false, "space.block_m"},
+      // The epilogue's row term: optional, in range when present.
+      {"/registers/constants/per_narrow_c_row_accumulator/value", 2e6, false,
+       "per_narrow_c_row_accumulator 2000000 must be a finite number of magnitude at most 1000000"},
+      {"/registers/constants/per_narrow_c_row_accumulator/value", nullptr, false,
+       "'registers.constants.per_narrow_c_row_accumulator.value' must be a number"},
+      // Provenance: a section's at most 16384 characters, a constant's 4096.
+      {"/time/fitted_on", std::string(16385, 'x'), false, "'time.fitted_on' must be at most 16384 characters"},
+      {"/registers/fitted_on", std::string(16385, 'x'), false,
+       "'registers.fitted_on' must be at most 16384 characters"},
+      {"/time/constants/launch_us/fitted_on", std::string(4097, 'x'), false,
+       "'time.constants.launch_us.fitted_on' must be at most 4096 characters"},
   };
   for (const BadFamily& c : cases) {
     json j = good;
@@ -195,11 +206,14 @@ TEST(Family, EpilogueConstants_AreOptionalAndAbsentReadsZero) {
   json j = json::parse(family_json(default_family()));
   ASSERT_GT(default_family().regs.per_narrow_c_accumulator, 0.0);
   ASSERT_GT(default_family().time.epilogue_spill_cycles, 0.0);
+  ASSERT_GT(default_family().regs.per_narrow_c_row_accumulator, 0.0);
   j["registers"]["constants"].erase("per_narrow_c_accumulator");
+  j["registers"]["constants"].erase("per_narrow_c_row_accumulator");
   j["time"]["constants"].erase("epilogue_spill_cycles");
   const Result<KernelFamily> f = parse_family(j.dump(), "older.json");
   ASSERT_TRUE(f.ok()) << f.error().message;
   EXPECT_EQ(f->regs.per_narrow_c_accumulator, 0.0);
+  EXPECT_EQ(f->regs.per_narrow_c_row_accumulator, 0.0);
   EXPECT_EQ(f->time.epilogue_spill_cycles, 0.0);
   EXPECT_EQ(f->regs.base, default_family().regs.base);
 }
