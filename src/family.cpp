@@ -12,12 +12,10 @@
 
 namespace tileplan {
 namespace {
+
 // A section's provenance (registers, time, an input type's) records every
 // fitting round's command: longer than one constant's, still bounded.
 constexpr std::size_t kMaxSectionProvenance = 16384;
-}  // namespace
-
-namespace {
 
 using nlohmann::json;
 

@@ -340,8 +340,8 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   // transposes and MMAs one after another instead of overlapping one's
   // transpose with another's MMAs (measured: a second block per SM gains
   // nothing, data/h200-triton-v5a, -v29; docs/model.md §3).
-  const double smem_pipe_us = mma_us + t.transpose_us;
-  const double busy_us = std::max({smem_pipe_us, t.narrow_us, load_us});
+  const double mma_transpose_us = mma_us + t.transpose_us;
+  const double busy_us = std::max({mma_transpose_us, t.narrow_us, load_us});
   const double epilogue_us = k.epilogue_factor * c_tile_bytes / sm_bytes_per_us + narrow_store_us;
   // A round of j programs on one SM: each one's critical path (start, first
   // load, main loop, epilogue), or the SM's resources busy with all j.
@@ -349,7 +349,7 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
     const double jd = static_cast<double>(j);
     // The SM's busiest resource and the round trip overlap imperfectly when
     // close: a smooth maximum of order overlap_power joins them (0: plain).
-    const double busiest = std::max({jd * smem_pipe_us, jd * t.narrow_us, issue_us, jd * load_us});
+    const double busiest = std::max({jd * mma_transpose_us, jd * t.narrow_us, issue_us, jd * load_us});
     const double period = smooth_max(busiest, chain_us, k.overlap_power);
     const double path = k.tile_overhead_us + latency_us + kt * period + epilogue_us;
     return std::max(path, jd * (kt * busy_us + epilogue_us));
@@ -392,9 +392,9 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
     const double j = static_cast<double>(full_rounds ? b : rest);
     if (dram_us >= sm_us)
       out->bound = TimeBound::dram;
-    else if (chain_us >= std::max(j * std::max(smem_pipe_us, t.narrow_us), issue_us) && chain_us >= j * load_us)
+    else if (chain_us >= std::max(j * std::max(mma_transpose_us, t.narrow_us), issue_us) && chain_us >= j * load_us)
       out->bound = TimeBound::latency;
-    else if (load_us > std::max(smem_pipe_us, t.narrow_us) && j * load_us >= issue_us)
+    else if (load_us > std::max(mma_transpose_us, t.narrow_us) && j * load_us >= issue_us)
       out->bound = TimeBound::l2;
     else
       out->bound = t.narrow_us > mma_us ? TimeBound::narrow : TimeBound::mma;

@@ -105,9 +105,10 @@ RegisterEstimate estimate_registers(const RegisterProfile& prof, const Device& d
     // compiler keeps a predicate per row too (data/h200-triton-v20: 50 and
     // 104 registers for 256x128 and 128x256 with 8 warps, 160 and 168 with
     // M unaligned).
-    r.epilogue_spilled = epilogue - limit + (p.m % kDivisibility != 0
-                                                 ? prof.per_narrow_c_row_accumulator * static_cast<double>(r.accumulators)
-                                                 : 0.0);
+    r.epilogue_spilled = std::max(
+        0.0, epilogue - limit + (p.m % kDivisibility != 0
+                                     ? prof.per_narrow_c_row_accumulator * static_cast<double>(r.accumulators)
+                                     : 0.0));
   r.spills = over > 0;
   r.spilled_registers = r.spills && held_elems > 0 ? over : 0.0;
   r.held_elements = held_elems;

@@ -132,6 +132,10 @@ TEST(Epilogue, WithMUnalignedItSpillsARowTermMoreButAllocatesTheSame) {
   const TileConfig narrow{128, 128, 64, 3, 256};  // 64 accumulators: 160 registers
   EXPECT_EQ(estimate(prof, narrow, m_unaligned).epilogue_spilled, 0.0);
   EXPECT_EQ(estimate(prof, narrow, m_unaligned).regs_per_thread, estimate(prof, narrow, vector_operands(4001)).regs_per_thread);
+  // A family file's negative term never makes a negative spill.
+  prof.per_narrow_c_row_accumulator = -100;
+  EXPECT_EQ(estimate(prof, wide, m_unaligned).epilogue_spilled, 0.0);
+  prof.per_narrow_c_row_accumulator = 0.85;
   // C stored with vectors: no epilogue term at all.
   GemmProblem vector_c = vector_operands(4096);
   vector_c.m = 4001;
