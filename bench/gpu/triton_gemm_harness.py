@@ -345,11 +345,12 @@ V28_HELD_OUT = [
     "4096x50257x4096:float8_e4m3:rc", "3072x11001x8192:float8_e4m3:rc", "1024x32001x2048:float8_e4m3:rc",
     "1500x50257x4096:float16:rc", "2500x11001x2048:float16:rc", "700x32001x4096:float16:rc",
 ]
-# v29: fresh held-out cases after B's on-chip transpose (tf32, B stored
-# N-contiguous) was made to share the MMAs' shared-memory pipe across the
-# programs on an SM (no fitted constant: a second block per SM gains nothing,
-# data/h200-triton-v5a's calibration pairs). tf32 A and B row-major, M, N
-# and K aligned, and M alone unaligned; none in an earlier dataset.
+# v29: fresh held-out cases after the on-chip transposes of B (tf32, B
+# stored N-contiguous) and the MMAs of the programs sharing an SM were
+# queued one after another (no fitted constant: a second block per SM gains
+# nothing, data/h200-triton-v5a's calibration pairs). tf32 A and B
+# row-major, M, N and K aligned, and M alone unaligned; none in an earlier
+# dataset.
 V29_HELD_OUT = [
     "3072x4096x2048:tfloat32:rr", "5120x1024x3072:tfloat32:rr", "1536x6144x1024:tfloat32:rr",
     "768x4096x8192:tfloat32:rr", "2560x2560x2560:tfloat32:rr", "12288x2048x1024:tfloat32:rr",

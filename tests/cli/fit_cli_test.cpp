@@ -51,10 +51,6 @@ TEST(FitCli, RegistersReproduceTheShippedTf32Profile) {
   std::remove(out.c_str());
 }
 
-// The family as it was before the sixth fitting round (overlap_power and the
-// float16 constants refitted, commit ec36fee): tfloat32's run-time overrides
-// were fitted on the float16 constants of that time, and keep them.
-
 // The objective a --time run reports for its starting constants, or for the
 // constants it fitted; -1 when the output has neither.
 double reported_objective(const std::string& out, const std::string& after) {
@@ -64,11 +60,11 @@ double reported_objective(const std::string& out, const std::string& after) {
   return o == std::string::npos ? -1 : std::stod(out.substr(o + 10));
 }
 
-TEST(FitCli, Tf32ConstantsBeatTheirRefitUnderTheSharedPipeRule) {
+TEST(FitCli, Tf32ConstantsBeatTheirRefitWithTheTransposesQueued) {
   // tfloat32's iteration_cycles and transpose_cycles were fitted (from the
   // fifth round's float16 constants, the provenance's command) before the
-  // transpose was made to share the MMAs' shared-memory pipe across the
-  // programs on an SM. Run again under that rule, from the shipped family with
+  // transposes and MMAs of the programs sharing an SM were queued one after
+  // another (docs/model.md §3). Run again under that rule, from the shipped family with
   // the two overrides removed, the same command finds a worse objective than
   // the shipped constants score (0.1105 against 0.1035): they stay.
   const std::string fix =
