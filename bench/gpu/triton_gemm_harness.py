@@ -370,6 +370,21 @@ V30_HELD_OUT = [
     "3000x32001x2048:float16:rc", "1000x7001x4096:float16:rc", "1500x32001x4096:float8_e4m3:rc",
     "777x32001x4096:bfloat16:rr", "2048x32001x4096:float16:rr", "512x11001x4096:bfloat16:rr",
 ]
+# v31: the nn.Linear layout, held out. A row-major, B stored K-major
+# (B[K,N] = W^T for a weight W[N,K], as torch.nn.Linear stores it), fp16 and
+# bf16, M, N and K aligned: the projections of Llama-3 8B and 70B, Qwen2.5
+# 7B and a BERT-size FFN at token counts 128 to 16384. Before it every
+# dataset held two such cases (fp16 4096^3 and 2048^3, none in bf16); none
+# of these is in an earlier dataset. Every case is held out.
+V31_HELD_OUT = [
+    "4096x6144x4096:float16:rc", "2048x28672x4096:float16:rc", "1024x4096x14336:float16:rc",
+    "256x128256x4096:float16:rc", "8192x8192x8192:float16:rc", "256x10240x8192:float16:rc",
+    "4096x3584x18944:float16:rc", "128x4608x3584:float16:rc", "16384x3072x768:float16:rc",
+    "2048x8192x28672:float16:rc",
+    "2048x6144x4096:bfloat16:rc", "4096x14336x4096:bfloat16:rc", "512x4096x14336:bfloat16:rc",
+    "8192x4096x4096:bfloat16:rc", "1024x28672x8192:bfloat16:rc", "128x128256x4096:bfloat16:rc",
+    "4096x18944x3584:bfloat16:rc", "768x8192x8192:bfloat16:rc",
+]
 CASE_SETS = {
     "v5a": (V5A_CALIBRATION, V5A_HELD_OUT),
     "v5b": (V5B_CALIBRATION, V5B_HELD_OUT),
@@ -396,6 +411,7 @@ CASE_SETS = {
     "v28": ([], V28_HELD_OUT),
     "v29": ([], V29_HELD_OUT),
     "v30": ([], V30_HELD_OUT),
+    "v31": ([], V31_HELD_OUT),
 }
 
 BLOCK_MS = (64, 128, 256)
