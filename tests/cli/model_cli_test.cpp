@@ -138,12 +138,12 @@ constexpr const char* kGatedClasses =
     "bfloat16:rr:MNk,float8_e4m3:rc:MNk,tfloat32:rr:mNK,bfloat16:rr:mNK,"
     "bfloat16:rr:mnk,bfloat16:rr:Mnk,float16:rc:mnK,float16:rr:mnK,"
     "float16:rr:mnk,bfloat16:rr:MnK,float8_e4m3:rc:mnK,bfloat16:rr:mnK,float16:rc:MnK,tfloat32:rr:MNK,"
-    "bfloat16:rc:MnK";
+    "bfloat16:rc:MnK,float16:rc:MNK";
 TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
   std::string data;
   for (const char* v :
        {"v5a", "v5b", "v6", "v7", "v8", "v9", "v10", "v12", "v14", "v16", "v17", "v18", "v19", "v21", "v22", "v23",
-        "v24", "v25", "v26", "v28", "v29", "v30"})
+        "v24", "v25", "v26", "v28", "v29", "v30", "v31"})
     data += source_path(std::string("data/h200-triton-") + v) + " ";
   const CliResult r = run_cli("validate " + data + "--split heldout --class " + kGatedClasses +
                               " --max-top1-geomean 1.03 --max-top1-worst 1.10 --max-top5-geomean 1.01");
@@ -197,13 +197,18 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
   // v30's two 1.002 / 1.005; 6 cases 1.022 / 1.087 / 1.001). 206 cases:
   // 1.011 / 1.096, best of top 5 1.002 (the family at the start of these two
   // changes 1.017 / 1.337 / 1.003 on the same cases).
-  EXPECT_NE(r.out.find("shapes 206:"), std::string::npos) << r.out;
+  // Then the fresh v31, the nn.Linear layout (A row-major, B K-major, all
+  // aligned; 18 projections of real models, nothing fitted): fp16 joined
+  // with its v6 case (2048^3, 1.036; 11 cases 1.026 / 1.099 / 1.010), bf16
+  // (8 cases, 1.013 / 1.101) is a known miss below. 217 cases: 1.012 /
+  // 1.099, best of top 5 1.002.
+  EXPECT_NE(r.out.find("shapes 217:"), std::string::npos) << r.out;
   for (const char* c : {"float16:rr:MNK\n", "bfloat16:rr:MNK\n", "float8_e4m3:rc:MNK\n", "float8_e5m2:rc:MNK\n", "float16:rr:MNk\n",
                         "float16:rc:MNk\n", "float16:rc:mnk\n", "float16:rr:Mnk\n", "bfloat16:rr:MNk\n",
                         "float8_e4m3:rc:MNk\n", "tfloat32:rr:mNK\n", "bfloat16:rr:mNK\n",
                         "bfloat16:rr:mnk\n", "bfloat16:rr:Mnk\n", "float16:rc:mnK\n", "float16:rr:mnK\n",
                         "float16:rr:mnk\n", "bfloat16:rr:MnK\n", "float8_e4m3:rc:mnK\n", "bfloat16:rr:mnK\n",
-                        "float16:rc:MnK\n", "tfloat32:rr:MNK\n", "bfloat16:rc:MnK\n"})
+                        "float16:rc:MnK\n", "tfloat32:rr:MNK\n", "bfloat16:rc:MnK\n", "float16:rc:MNK\n"})
     EXPECT_NE(r.out.find(c), std::string::npos) << c;
 }
 
@@ -211,18 +216,20 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
 // A and B row-major with N unaligned and K aligned (fp16 with M
 // aligned: a stage count); fp16 with M alone unaligned (a 64x256
 // pick where 128x128 wins); B
-// column-major on a small grid; fp8 with M unaligned or N alone unaligned
+// K-major in bf16, all aligned (a stage count: 4096x18944x3584 picks 4
+// stages of 256x128x64 where 3 take 8% less time); fp8 with M unaligned or N
+// alone unaligned
 // (C stored with narrow stores: 1024x32001x2048 picks 64x128 where 128x128
 // wins by 11%)): they must keep
 // missing the committed thresholds (a fix moves them into the gate above)
 // and must not get worse than measured when the constants were frozen.
 constexpr const char* kKnownMisses =
-    "float16:rc:MNK,float16:rr:MnK,float8_e4m3:rc:mNK,float8_e4m3:rc:MnK,float16:rr:mNK";
+    "bfloat16:rc:MNK,float16:rr:MnK,float8_e4m3:rc:mNK,float8_e4m3:rc:MnK,float16:rr:mNK";
 TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   std::string data;
   for (const char* v :
        {"v5a", "v5b", "v6", "v9", "v10", "v12", "v14", "v16", "v17", "v18", "v19", "v21", "v22", "v23", "v24", "v25",
-        "v26", "v28", "v30"})
+        "v26", "v28", "v30", "v31"})
     data += source_path(std::string("data/h200-triton-") + v) + " ";
   // 6 tf32 + 1 fp16 rc:MNK + 14 fp16 rr:MnK (3 of v24) + 4 bf16 rr:mnK (2 of
   // v24) + 5 fp8 rc:mNK + 4 fp8 rc:MnK +
@@ -263,8 +270,12 @@ TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   // 1.021 / 1.115 (9 cases with v30's two) and fp16 rr:MnK 1.026 to 1.020
   // (20). 48 cases: 1.023 / 1.152, best of top 5 1.005 (by class at most
   // 1.059 geomean and 1.014 best of top 5, fp8 rc:mNK).
+  // Then the fresh v31 (the nn.Linear layout, nothing fitted): fp16 B K-major
+  // aligned (2048^3 here, 1.036) joined the gate with v31's ten; bf16 B
+  // K-major aligned, v31's eight (1.013 / 1.101, best of top 5 1.000), is a
+  // known miss. 55 cases: 1.021 / 1.152, best of top 5 1.005.
   expect_known_miss(data + "--split heldout --class " + kKnownMisses,
-                    "--max-top1-geomean 1.07 --max-top1-worst 1.16 --max-top5-geomean 1.02", 48);
+                    "--max-top1-geomean 1.07 --max-top1-worst 1.16 --max-top5-geomean 1.02", 55);
 }
 
 TEST(ModelCli, Validate_MissedThresholdExitsOne) {
