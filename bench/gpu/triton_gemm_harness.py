@@ -385,6 +385,21 @@ V31_HELD_OUT = [
     "8192x4096x4096:bfloat16:rc", "1024x28672x8192:bfloat16:rc", "128x128256x4096:bfloat16:rc",
     "4096x18944x3584:bfloat16:rc", "768x8192x8192:bfloat16:rc",
 ]
+# v32: the thinnest gated classes, held out. Five classes of the CI gate
+# held one or two held-out cases each; these add two or three fresh ones
+# per class: A column-major (the weight gradient dW = dY^T X of a linear
+# layer: M = its outputs, K = the tokens), aligned (Llama-3 8B o, up and
+# qkv gradients) or with M unaligned (an LM head's gradient over a GPT-2
+# or Llama-2 vocabulary); bf16 A and B row-major with K unaligned, or N
+# and K; fp8 with B K-major and K unaligned. None in an earlier dataset;
+# every case is held out.
+V32_HELD_OUT = [
+    "4096x4096x8192:float16:cr", "14336x4096x2048:float16:cr", "6144x4096x4096:float16:cr",
+    "50257x768x8192:float16:cr", "32001x4096x2048:float16:cr",
+    "8192x4096x1000:bfloat16:rr", "2048x14336x1500:bfloat16:rr",
+    "4096x1500x3000:bfloat16:rr", "6144x5001x1000:bfloat16:rr",
+    "8192x2048x1500:float8_e4m3:rc", "4096x8192x1000:float8_e4m3:rc",
+]
 CASE_SETS = {
     "v5a": (V5A_CALIBRATION, V5A_HELD_OUT),
     "v5b": (V5B_CALIBRATION, V5B_HELD_OUT),
@@ -412,6 +427,7 @@ CASE_SETS = {
     "v29": ([], V29_HELD_OUT),
     "v30": ([], V30_HELD_OUT),
     "v31": ([], V31_HELD_OUT),
+    "v32": ([], V32_HELD_OUT),
 }
 
 BLOCK_MS = (64, 128, 256)
