@@ -127,9 +127,9 @@ std::string message(const Finding& f, const TileConfig& cfg) {
       return "C3 fp8 B is stored N-contiguous (b_layout row): Hopper's fp8 wgmma reads B K-major, so the kernel "
              "transposes B on chip";
     case FindingKind::serialized_wgmma:
-      return fmt::format("C3 B K-major, a warpgroup {} columns wide (more than {}) and C stored with 16-byte "
-                         "vectors: the assembler serializes this kernel's wgmma (ptxas C7515 on the measured "
-                         "family); the predicted time includes it",
+      return fmt::format("C3 B K-major, a tile {} columns wide (more than {}) over two or more warpgroups and C "
+                         "stored with 16-byte vectors: the assembler serializes this kernel's wgmma (ptxas C7515 on "
+                         "the measured family); the predicted time includes it",
                          f.value, f.limit);
   }
   return "?";

@@ -110,16 +110,20 @@ TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem
   const double sm_flops_per_us = peak_tflops * 1e6 / static_cast<double>(dev.sm_count);
   const double flops = 2.0 * static_cast<double>(cfg.block_m * cfg.block_n * cfg.block_k);
   // B K-major in shared memory (stored col, or any fp8 or tf32 B: wgmma reads
-  // B K-major only) slows a warpgroup whose share of the tile is wider than
-  // 128 columns (measured: data/h200-triton-v5a and -v5b, rc against rr):
-  // the compiler serializes its wgmma (one arrive and wait per instruction).
-  // Where C is stored with narrow stores it does not (data/h200-profile-wgmma-serial),
-  // and the tile runs at the speed of an N-major one.
+  // B K-major only) slows a block of two or more warpgroups whose tile is
+  // wider than 128 columns (measured: data/h200-triton-v5a and -v5b, rc
+  // against rr): the assembler serializes its wgmma (one arrive and wait per
+  // instruction; ptxas C7515). In the compiled kernels it does so for 128x256
+  // and 64x256 with 8 warps, not for 64x256 with 4 (one warpgroup) or 256x128
+  // with 8; and not where C is stored with narrow stores, where the tile runs
+  // at the speed of an N-major one (data/h200-profile-wgmma-serial).
   const ProblemAccess acc = problem_access(p);
   const bool b_kmajor = p.b_layout == Layout::col || is_fp8(p.dtype) || p.dtype == DType::tfloat32;
-  const bool serialized = b_kmajor && cfg.instr == Instr::wgmma && acc.c.vector_bytes >= kMaxVectorBytes;
-  const double wide = serialized ? std::max(0.0, u.cols - 128.0) / 128.0 : 0.0;
-  if (wide > 0 && k.kmajor_wide_n > 0) t.serialized_wgmma_cols = static_cast<int64_t>(u.cols);
+  const int64_t warpgroups = cfg.threads / std::max<int64_t>(instr_shape(cfg.instr).threads, 1);
+  const bool serialized =
+      b_kmajor && cfg.instr == Instr::wgmma && warpgroups >= 2 && acc.c.vector_bytes >= kMaxVectorBytes;
+  const double wide = serialized ? std::max(0.0, static_cast<double>(cfg.block_n) - 128.0) / 128.0 : 0.0;
+  if (wide > 0 && k.kmajor_wide_n > 0) t.serialized_wgmma_cols = cfg.block_n;
   t.mma_us = flops / (sm_flops_per_us * efficiency) * (1.0 + k.kmajor_wide_n * wide) +
              k.iteration_cycles / dev.boost_clock_mhz;
   t.stage_bytes = static_cast<double>((cfg.block_m + cfg.block_n) * cfg.block_k * p.elem_bytes());

@@ -57,7 +57,7 @@ enum class FindingKind : uint8_t {
   split_exceeds_k_tiles,// C4 failure: value = split_k, limit = ceil(K/block_K)
   held_tiles_spill,     // C2 warning: value = registers spilled (estimate), limit = max per thread; priced
   epilogue_spill,       // C2 warning: value = registers the epilogue spills (estimate), limit = max per thread
-  serialized_wgmma,     // C3 warning: value = a warpgroup's columns, limit = 128; B K-major, C stored with vectors
+  serialized_wgmma,     // C3 warning: value = block_N, limit = 128; B K-major, 2+ warpgroups, C stored with vectors
 };
 struct Finding {
   FindingKind kind;

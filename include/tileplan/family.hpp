@@ -72,7 +72,7 @@ namespace tileplan {
   X(launch_us, "us", "fixed cost of one kernel: launch, first wave's ramp, last wave's drain")          \
   X(spill_factor, "", "slowdown of a kernel whose accumulators spill to local memory")                  \
   X(narrow_access_cycles, "cycles", "SM cycles per warp-wide narrow load or store (an operand without 16-byte vectors)") \
-  X(kmajor_wide_n, "", "MMA slowdown per 128 warpgroup columns beyond 128 when B sits K-major in shared memory") \
+  X(kmajor_wide_n, "", "MMA slowdown per 128 columns of block_N beyond 128 in a block of two or more warpgroups when B sits K-major in shared memory") \
   X(transpose_cycles, "cycles", "SM cycles per 32 elements of B transposed on chip (tf32 B stored N-contiguous)") \
   X(paired_narrow_cycles, "cycles", "SM cycles per warp-wide narrow load (A's and B's) when both operands go through registers, in the SM's issue slots but not the program's own path (0 here and in paired_b_mn_cycles: priced like one narrow operand)") \
   X(spill_access_cycles, "cycles", "SM cycles per warp and main-loop iteration for each register spilled by operand tiles held in registers (0: spill_factor prices every spill)") \

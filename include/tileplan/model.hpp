@@ -56,7 +56,7 @@ struct TileCosts {
   int64_t blocks_per_sm = 0;
   bool spills = false;      // priced by spill_factor (a spill not priced per register)
   double mma_us = 0;        // one main-loop iteration's MMAs, alone on an SM
-  int64_t serialized_wgmma_cols = 0;  // a warpgroup's columns where its wgmma are serialized (kmajor_wide_n), else 0
+  int64_t serialized_wgmma_cols = 0;  // block_N where the assembler serializes the wgmma (kmajor_wide_n), else 0
   double narrow_us = 0;     // one iteration's narrow loads of operands that go through registers
   double transpose_us = 0;  // of narrow_us, the on-chip transpose of B (tf32 B N-contiguous)
   double spill_us = 0;      // of narrow_us, registers spilled by held operand tiles (spill_access_cycles)

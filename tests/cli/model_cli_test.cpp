@@ -222,18 +222,20 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
 // stage count); fp16 with M alone unaligned (a 64x256 pick where 128x128
 // wins); bf16 with B K-major, all aligned (4096x18944x3584 picks 4 stages of
 // 256x128x64 where 256x128x32 with 5 takes 9% less time: 1.101, 1.055 when
-// measured again); fp8 with M unaligned, or N alone unaligned (C stored with
-// narrow stores: 1024x32001x2048 picks 64x128 where 128x128 wins by 11%).
+// measured again); fp16 with B K-major and M alone unaligned (700x28672x8192
+// picks 128x128x64 where 64x256x64 wins by 11%); fp8 with M unaligned, or N
+// alone unaligned (C stored with narrow stores: 1024x32001x2048 picks 64x128
+// where 128x128 wins by 11%).
 // They must keep missing the committed thresholds (a fix moves them into the
 // gate above) and must not get worse than measured when the constants were
 // frozen.
 constexpr const char* kKnownMisses =
-    "bfloat16:rc:MNK,float16:rr:MnK,float8_e4m3:rc:mNK,float8_e4m3:rc:MnK,float16:rr:mNK";
+    "bfloat16:rc:MNK,float16:rr:MnK,float8_e4m3:rc:mNK,float8_e4m3:rc:MnK,float16:rr:mNK,float16:rc:mNK";
 TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   std::string data;
   for (const char* v :
        {"v5a", "v5b", "v6", "v9", "v10", "v12", "v14", "v16", "v17", "v18", "v19", "v21", "v22", "v23", "v24", "v25",
-        "v26", "v28", "v30", "v31"})
+        "v26", "v28", "v30", "v31", "v33"})
     data += source_path(std::string("data/h200-triton-") + v) + " ";
   // 6 tf32 + 1 fp16 rc:MNK + 14 fp16 rr:MnK (3 of v24) + 4 bf16 rr:mnK (2 of
   // v24) + 5 fp8 rc:mNK + 4 fp8 rc:MnK +
@@ -278,8 +280,19 @@ TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   // aligned (2048^3 here, 1.036) joined the gate with v31's ten; bf16 B
   // K-major aligned, v31's eight (1.013 / 1.101, best of top 5 1.000), is a
   // known miss. 55 cases: 1.021 / 1.152, best of top 5 1.005.
+  // Then the fresh v33 (the nn.Linear layout with M unaligned, nothing
+  // fitted), measured after the serialized-wgmma rule moved to block_N over
+  // two or more warpgroups: fp16 (7 cases, 1.029 / 1.108 / 1.013) is a known
+  // miss here; bf16, further off, below. 62 cases: 1.022 / 1.152, best of top
+  // 5 1.006.
   expect_known_miss(data + "--split heldout --class " + kKnownMisses,
-                    "--max-top1-geomean 1.07 --max-top1-worst 1.16 --max-top5-geomean 1.02", 55);
+                    "--max-top1-geomean 1.07 --max-top1-worst 1.16 --max-top5-geomean 1.02", 62);
+  // bf16 with B K-major and M alone unaligned (v33, 7 cases): 1.089 / 1.444,
+  // best of top 5 1.000. 555x10240x8192 picks 64x256x32 with 5 stages (two
+  // blocks per SM, predicted L2-bound) where 64x256x64 with 5 (one block) runs
+  // in 0.69 of its time (docs/model.md §6); the other six 1.000-1.107.
+  expect_known_miss(source_path("data/h200-triton-v33") + " --split heldout --class bfloat16:rc:mNK",
+                    "--max-top1-geomean 1.10 --max-top1-worst 1.45 --max-top5-geomean 1.01", 7);
 }
 
 TEST(ModelCli, Validate_MissedThresholdExitsOne) {

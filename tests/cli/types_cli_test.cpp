@@ -412,10 +412,11 @@ TEST(TypesCli, Shapes_FlagsAreTheLinesDefaults) {
 
 // An operand through registers: the L1 its loads see, in JSON and in the
 // diagnosis; with every operand copied asynchronously, nothing (null).
-// B K-major and a 256-column warpgroup: the assembler serializes the wgmma
-// where C is stored with 16-byte vectors (data/h200-profile-wgmma-serial);
-// the calibrated model warns and prices it, and not with narrow stores of C,
-// with B N-major or with 128-column warpgroups.
+// B K-major and a 256-column tile over two warpgroups: the assembler
+// serializes the wgmma where C is stored with 16-byte vectors
+// (data/h200-profile-wgmma-serial); the calibrated model warns and prices it,
+// and not with narrow stores of C, with B N-major, with a 128-column tile or
+// with one warpgroup.
 TEST(TypesCli, Diagnose_KMajorWideWarpgroup_WarnsOfTheSerializedWgmma) {
   const std::string tile = " --block-m 128 --block-n 256 --block-k 64 --stages 3 --threads 256 --diagnose";
   const auto warned = [&](const std::string& problem) {
@@ -432,6 +433,15 @@ TEST(TypesCli, Diagnose_KMajorWideWarpgroup_WarnsOfTheSerializedWgmma) {
   const CliResult wide128 = run_cli("tile --m 4096 --n 4096 --k 4096 --b-layout col --block-m 256 --block-n 128 "
                                     "--block-k 64 --stages 3 --threads 256 --diagnose");
   EXPECT_EQ(wide128.out.find("serializes"), std::string::npos) << wide128.out;
+  const std::string n256 = "tile --m 4096 --n 4096 --k 4096 --b-layout col --block-m 64 --block-n 256 "
+                           "--block-k 64 --stages 4 --diagnose --threads ";
+  const CliResult one_group = run_cli(n256 + "128");
+  EXPECT_EQ(one_group.status, 0) << one_group.err;
+  EXPECT_EQ(one_group.out.find("serializes"), std::string::npos) << one_group.out;
+  const CliResult two_groups = run_cli(n256 + "256");
+  EXPECT_NE(two_groups.out.find("a tile 256 columns wide (more than 128) over two or more warpgroups"),
+            std::string::npos)
+      << two_groups.out;
   // In JSON the warning is one of the candidate's warnings.
   const json j = run_json("tile --m 4096 --n 4096 --k 4096 --b-layout col" + tile);
   bool found = false;

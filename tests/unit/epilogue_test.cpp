@@ -60,10 +60,11 @@ TEST(Epilogue, NarrowStoresOfCRaiseTheDemandToTheEpiloguesWhenItIsLarger) {
   EXPECT_EQ(estimate(prof, cfg, vector_operands(4001)).demand, aligned.demand);
 }
 
-// B K-major slows a warpgroup wider than 128 columns (kmajor_wide_n) because
-// the assembler serializes its wgmma, which it does only when C is stored
-// with 16-byte vectors (data/h200-profile-wgmma-serial): with narrow stores
-// of C, or B N-major, or a 128-column warpgroup, the MMA time is the plain one.
+// B K-major slows a tile wider than 128 columns over two or more warpgroups
+// (kmajor_wide_n) because the assembler serializes its wgmma, which it does
+// only when C is stored with 16-byte vectors (data/h200-profile-wgmma-serial):
+// with narrow stores of C, or B N-major, or a 128-column tile, or one
+// warpgroup, the MMA time is the plain one.
 TEST(Epilogue, KMajorWideWarpgroupIsSlowedOnlyWhereCIsStoredWithVectors) {
   const TimeConstants k = time_for(default_family(), DType::float16);
   ASSERT_GT(k.kmajor_wide_n, 0.0);
@@ -90,6 +91,16 @@ TEST(Epilogue, KMajorWideWarpgroupIsSlowedOnlyWhereCIsStoredWithVectors) {
   rr.b_layout = Layout::row;
   EXPECT_DOUBLE_EQ(mma(k, wide, rr), mma(plain, wide, rr));
   EXPECT_DOUBLE_EQ(mma(k, narrow, vec), mma(plain, narrow, vec));
+  // The compiled kernels: 64x256 with 8 warps (two warpgroups of 64x128)
+  // serializes like 128x256; with 4 warps (one warpgroup of 64x256) it does not.
+  const TileConfig split_n{64, 256, 64, 4, 256};
+  const TileConfig one_group{64, 256, 64, 4, 128};
+  const double split_base = mma(plain, split_n, vec) - k.iteration_cycles / h200().boost_clock_mhz;
+  EXPECT_NEAR(mma(k, split_n, vec),
+              split_base * (1.0 + k.kmajor_wide_n) + k.iteration_cycles / h200().boost_clock_mhz, 1e-9 * split_base);
+  EXPECT_EQ(detail::tile_costs(h200(), split_n, vec, 1, false, k, 0.0, 0.0).serialized_wgmma_cols, 256);
+  EXPECT_DOUBLE_EQ(mma(k, one_group, vec), mma(plain, one_group, vec));
+  EXPECT_EQ(detail::tile_costs(h200(), one_group, vec, 1, false, k, 0.0, 0.0).serialized_wgmma_cols, 0);
 }
 
 TEST(Epilogue, ALargerAllocationLowersBlocksPerSm) {
