@@ -424,6 +424,16 @@ V33_HELD_OUT = [
     "100x128256x4096:bfloat16:rc", "2500x4096x4096:bfloat16:rc", "3000x3584x18944:bfloat16:rc",
     "555x10240x8192:bfloat16:rc",
 ]
+# v34: fresh held-out cases after the serialized-wgmma rule moved from a
+# warpgroup's width to block_N over two or more warpgroups (commit 8c7a4e0):
+# B K-major, where a 64x256 tile with 4 warps competes (token counts 256 to
+# 1536 against wide projections): fp16 aligned, bf16 with M unaligned, fp8
+# aligned. None in an earlier dataset; every case is held out.
+V34_HELD_OUT = [
+    "768x14336x8192:float16:rc", "384x22016x4096:float16:rc", "1536x8192x8192:float16:rc",
+    "1100x11008x4096:bfloat16:rc", "600x28672x8192:bfloat16:rc", "450x22016x8192:bfloat16:rc",
+    "512x14336x8192:float8_e4m3:rc", "768x28672x4096:float8_e4m3:rc", "256x57344x8192:float8_e4m3:rc",
+]
 CASE_SETS = {
     "v5a": (V5A_CALIBRATION, V5A_HELD_OUT),
     "v5b": (V5B_CALIBRATION, V5B_HELD_OUT),
@@ -454,6 +464,7 @@ CASE_SETS = {
     "v32": ([], V32_HELD_OUT),
     "misses-repeat": ([], MISSES_REPEAT),
     "v33": ([], V33_HELD_OUT),
+    "v34": ([], V34_HELD_OUT),
 }
 
 BLOCK_MS = (64, 128, 256)
