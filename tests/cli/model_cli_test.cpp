@@ -143,7 +143,7 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
   std::string data;
   for (const char* v :
        {"v5a", "v5b", "v6", "v7", "v8", "v9", "v10", "v12", "v14", "v16", "v17", "v18", "v19", "v21", "v22", "v23",
-        "v24", "v25", "v26", "v28", "v29", "v30", "v31", "v32"})
+        "v24", "v25", "v26", "v28", "v29", "v30", "v31", "v32", "v34"})
     data += source_path(std::string("data/h200-triton-") + v) + " ";
   const CliResult r = run_cli("validate " + data + "--split heldout --class " + kGatedClasses +
                               " --max-top1-geomean 1.03 --max-top1-worst 1.10 --max-top5-geomean 1.01");
@@ -207,7 +207,14 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
   // unaligned; bf16 A and B row-major with K or N and K unaligned; fp8 B
   // K-major with K unaligned): 11 cases, 1.007 / 1.022, nothing fitted.
   // 228 cases: 1.012 / 1.099, best of top 5 1.002.
-  EXPECT_NE(r.out.find("shapes 228:"), std::string::npos) << r.out;
+  // Then the serialized-wgmma rule moved from a warpgroup's width to block_N
+  // over two or more warpgroups (the compiled kernels' SASS; no constant
+  // fitted; the 228 unchanged at top 1) and the fresh v34, measured after it
+  // (B K-major, 9 cases: 1.010 / 1.050 / 1.000; the rule before 1.010 / 1.050
+  // / 1.002): its fp16 and fp8 cases joined their gated classes (fp16 rc:MNK
+  // 14 cases 1.020 / 1.099 / 1.008, fp8 rc:MNK 17 cases 1.014 / 1.050 /
+  // 1.000). 234 cases: 1.012 / 1.099, best of top 5 1.002.
+  EXPECT_NE(r.out.find("shapes 234:"), std::string::npos) << r.out;
   for (const char* c : {"float16:rr:MNK\n", "bfloat16:rr:MNK\n", "float8_e4m3:rc:MNK\n", "float8_e5m2:rc:MNK\n", "float16:rr:MNk\n",
                         "float16:rc:MNk\n", "float16:rc:mnk\n", "float16:rr:Mnk\n", "bfloat16:rr:MNk\n",
                         "float8_e4m3:rc:MNk\n", "tfloat32:rr:mNK\n", "bfloat16:rr:mNK\n",
@@ -287,12 +294,14 @@ TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   // 5 1.006.
   expect_known_miss(data + "--split heldout --class " + kKnownMisses,
                     "--max-top1-geomean 1.07 --max-top1-worst 1.16 --max-top5-geomean 1.02", 62);
-  // bf16 with B K-major and M alone unaligned (v33, 7 cases): 1.089 / 1.444,
-  // best of top 5 1.000. 555x10240x8192 picks 64x256x32 with 5 stages (two
-  // blocks per SM, predicted L2-bound) where 64x256x64 with 5 (one block) runs
-  // in 0.69 of its time (docs/model.md §6); the other six 1.000-1.107.
-  expect_known_miss(source_path("data/h200-triton-v33") + " --split heldout --class bfloat16:rc:mNK",
-                    "--max-top1-geomean 1.10 --max-top1-worst 1.45 --max-top5-geomean 1.01", 7);
+  // bf16 with B K-major and M alone unaligned (v33's 7 and v34's 3 cases):
+  // 1.066 / 1.444, best of top 5 1.000. 555x10240x8192 picks 64x256x32 with 5
+  // stages (two blocks per SM, predicted L2-bound) where 64x256x64 with 5 (one
+  // block) runs in 0.69 of its time (docs/model.md §6); the other nine
+  // 1.000-1.107.
+  expect_known_miss(source_path("data/h200-triton-v33") + " " + source_path("data/h200-triton-v34") +
+                        " --split heldout --class bfloat16:rc:mNK",
+                    "--max-top1-geomean 1.10 --max-top1-worst 1.45 --max-top5-geomean 1.01", 10);
 }
 
 TEST(ModelCli, Validate_MissedThresholdExitsOne) {
