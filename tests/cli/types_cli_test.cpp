@@ -417,7 +417,7 @@ TEST(TypesCli, Shapes_FlagsAreTheLinesDefaults) {
 // (data/h200-profile-wgmma-serial); the calibrated model warns and prices it,
 // and not with narrow stores of C, with B N-major, with a 128-column tile or
 // with one warpgroup.
-TEST(TypesCli, Diagnose_KMajorWideWarpgroup_WarnsOfTheSerializedWgmma) {
+TEST(TypesCli, Diagnose_KMajorWideTileOfTwoWarpgroups_WarnsOfTheSerializedWgmma) {
   const std::string tile = " --block-m 128 --block-n 256 --block-k 64 --stages 3 --threads 256 --diagnose";
   const auto warned = [&](const std::string& problem) {
     const CliResult r = run_cli("tile " + problem + tile);

@@ -65,7 +65,7 @@ TEST(Epilogue, NarrowStoresOfCRaiseTheDemandToTheEpiloguesWhenItIsLarger) {
 // only when C is stored with 16-byte vectors (data/h200-profile-wgmma-serial):
 // with narrow stores of C, or B N-major, or a 128-column tile, or one
 // warpgroup, the MMA time is the plain one.
-TEST(Epilogue, KMajorWideWarpgroupIsSlowedOnlyWhereCIsStoredWithVectors) {
+TEST(Epilogue, KMajorWideTileOfTwoWarpgroupsIsSlowedOnlyWhereCIsStoredWithVectors) {
   const TimeConstants k = time_for(default_family(), DType::float16);
   ASSERT_GT(k.kmajor_wide_n, 0.0);
   TimeConstants plain = k;
