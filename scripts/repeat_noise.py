@@ -15,15 +15,30 @@ import statistics
 import sys
 
 
+def fail(message):
+    print(f"repeat_noise: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
 def load(d):
     """(M, N, K, dtype, a_layout, b_layout, key) -> ms."""
     t = {}
-    for line in open(f"{d}/timings.jsonl"):
-        r = json.loads(line)
-        if r["key"] != "cublas" and r.get("ms"):
-            case = (r["M"], r["N"], r["K"], r.get("dtype", "float16"), r.get("a_layout", "row"),
-                    r.get("b_layout", "row"))
-            t[case + (r["key"],)] = r["ms"]
+    path = f"{d}/timings.jsonl"
+    try:
+        with open(path) as f:
+            for n, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    r = json.loads(line)
+                    if r["key"] != "cublas" and r.get("ms"):
+                        case = (int(r["M"]), int(r["N"]), int(r["K"]), r.get("dtype", "float16"),
+                                r.get("a_layout", "row"), r.get("b_layout", "row"))
+                        t[case + (r["key"],)] = float(r["ms"])
+                except (ValueError, KeyError, TypeError, AttributeError):
+                    fail(f"{path}:{n}: not a timing record (a JSON object with M, N, K, key and ms)")
+    except OSError as e:
+        fail(f"cannot read {path}: {e.strerror}")
     return t
 
 
@@ -35,7 +50,7 @@ def name(case):
 
 def main():
     if len(sys.argv) < 3:
-        sys.exit("usage: repeat_noise.py FIRST... REPEAT")
+        fail("give the first run's datasets and then the repeat: repeat_noise.py FIRST... REPEAT")
     b = load(sys.argv[-1])
     cases = {k[:6] for k in b}
     a = {}
@@ -43,7 +58,7 @@ def main():
         a.update({k: v for k, v in load(d).items() if k[:6] in cases})
     ratios = sorted(b[k] / a[k] for k in a if k in b)
     if not ratios:
-        sys.exit("no case of the repeat is in the first datasets")
+        fail("no (case, configuration) of the repeat is in the first datasets")
     print(f"pairs {len(ratios)}  median |log ratio| {statistics.median(abs(math.log(r)) for r in ratios):.4f}  "
           f"p10 {ratios[len(ratios) // 10]:.3f}  p90 {ratios[9 * len(ratios) // 10]:.3f}")
     regrets = []
