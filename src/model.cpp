@@ -127,6 +127,21 @@ TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem
   t.mma_us = flops / (sm_flops_per_us * efficiency) * (1.0 + k.kmajor_wide_n * wide) +
              k.iteration_cycles / dev.boost_clock_mhz;
   t.stage_bytes = static_cast<double>((cfg.block_m + cfg.block_n) * cfg.block_k * p.elem_bytes());
+  // An asynchronously copied operand whose tile rows are shorter than a cache
+  // line (K-major with block_K · element size < 128 bytes) moves partly
+  // filled lines: partial_line_share of their unused bytes still costs L2.
+  {
+    const int64_t line = std::max<int64_t>(dev.cache_line_bytes, 1);
+    const auto unused = [&](const OperandAccess& o, int64_t rows, int64_t extent) {
+      if (o.through_registers) return 0.0;
+      const int64_t bytes = extent * p.elem_bytes();
+      return static_cast<double>(rows * (ceil_div(bytes, line) * line - bytes));
+    };
+    const double wasted =
+        (p.a_layout == Layout::row ? unused(acc.a, cfg.block_m, cfg.block_k) : unused(acc.a, cfg.block_k, cfg.block_m)) +
+        (p.b_layout == Layout::row ? unused(acc.b, cfg.block_k, cfg.block_n) : unused(acc.b, cfg.block_n, cfg.block_k));
+    t.l2_stage_bytes = t.stage_bytes + k.partial_line_share * wasted;
+  }
   // Operands that go through registers: their narrow loads (one warp-wide
   // instruction per 32 vectors) cost issue cycles every iteration.
   const auto warp_accesses = [](int64_t elems, int64_t elem_bytes, int64_t vector_bytes) {
@@ -303,7 +318,7 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   // L2 bandwidth is shared by the SMs that have work.
   const double active = static_cast<double>(std::min(programs, sms));
   const double sm_bytes_per_us = dev.l2_bandwidth_gbps / active * 1e3;
-  const double load_us = t.stage_bytes / sm_bytes_per_us;
+  const double load_us = t.l2_stage_bytes / sm_bytes_per_us;
 
   // DRAM traffic, and how much of a stage misses L2: each A row-panel is read
   // by tiles_n programs, each B column-panel by tiles_m programs per reload.

@@ -434,6 +434,19 @@ V34_HELD_OUT = [
     "1100x11008x4096:bfloat16:rc", "600x28672x8192:bfloat16:rc", "450x22016x8192:bfloat16:rc",
     "512x14336x8192:float8_e4m3:rc", "768x28672x4096:float8_e4m3:rc", "256x57344x8192:float8_e4m3:rc",
 ]
+# v35: fresh held-out cases after partial_line_share (the L2 cost of rows
+# shorter than a cache line) was frozen. Eleven whose first pick the term
+# moves (from a 64-row tile of 64-byte rows: bf16 and fp16 B K-major with M
+# unaligned, fp8 B K-major, bf16 both row-major with M unaligned, fp16 B
+# K-major with N unaligned) and two it leaves alone. None in an earlier
+# dataset; every case is held out.
+V35_HELD_OUT = [
+    "700x12288x3072:bfloat16:rc", "555x14336x4096:bfloat16:rc", "700x12288x6144:float16:rc",
+    "555x7168x3584:float16:rc", "77x18944x4096:float16:rc", "700x28672x3584:float8_e4m3:rc",
+    "555x14336x1536:float8_e4m3:rc", "3000x7168x3584:float8_e4m3:rc", "700x6144x4096:bfloat16:rr",
+    "555x11008x2048:bfloat16:rr", "64x50257x5120:float16:rc", "1024x14336x4096:bfloat16:rc",
+    "333x8192x4096:float16:rc",
+]
 CASE_SETS = {
     "v5a": (V5A_CALIBRATION, V5A_HELD_OUT),
     "v5b": (V5B_CALIBRATION, V5B_HELD_OUT),
@@ -465,6 +478,7 @@ CASE_SETS = {
     "misses-repeat": ([], MISSES_REPEAT),
     "v33": ([], V33_HELD_OUT),
     "v34": ([], V34_HELD_OUT),
+    "v35": ([], V35_HELD_OUT),
 }
 
 BLOCK_MS = (64, 128, 256)

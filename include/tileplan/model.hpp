@@ -72,6 +72,7 @@ struct TileCosts {
   double l1_short = 0;             // share of that footprint the L1 cannot hold: 1 - l1/footprint, in [0, 1]
   double l1_miss_us = 0;           // of narrow_us, the loads that miss because of it (l1_miss_cycles)
   double stage_bytes = 0;   // operand bytes of one iteration
+  double l2_stage_bytes = 0;  // what they cost L2: plus partial_line_share of the lines their rows leave unused
   double c_tile_bytes = 0;  // output bytes of one tile
 };
 

@@ -80,6 +80,11 @@ void prediction_json(std::string& s, const Verdict& v) {
                    v.carveout_bytes, v.l1_bytes, v.narrow_footprint_bytes, v.l1_short);
   else
     s += ",\"carveout_bytes\":null,\"l1_bytes_per_block\":null,\"narrow_lines_bytes\":null,\"l1_short\":null";
+  // What one stage costs L2 (partial_line_share, docs/model.md §3).
+  if (has_time(v))
+    fmt::format_to(o, FMT_COMPILE(",\"l2_stage_bytes\":{}"), v.l2_stage_bytes);
+  else
+    s += ",\"l2_stage_bytes\":null";
 }
 
 // The problem's findings (problem_findings) as strings, like a candidate's.
@@ -325,6 +330,11 @@ std::string diagnose_text(const TileReport& r) {
                    v.blocks_per_sm, kb(static_cast<int64_t>(v.narrow_footprint_bytes)), v.l1_short * 100.0,
                    v.l1_miss_us > 0 ? fmt::format(", +{:.0f} cycles per iteration", v.l1_miss_us * d.boost_clock_mhz)
                                     : std::string());
+  if (has_time(v) && v.l2_stage_bytes > static_cast<double>(v.smem_per_stage_bytes))
+    fmt::format_to(o,
+                   "   L2 per stage            {} KB of operand rows, some shorter than a {}-byte line: priced as "
+                   "{} KB, as their unused bytes cost L2 in part\n",
+                   kb(v.smem_per_stage_bytes), d.cache_line_bytes, kb(static_cast<int64_t>(v.l2_stage_bytes)));
   if (has_time(v) && r.measured_space && !in_space(*r.measured_space, c))
     fmt::format_to(o, "   extrapolated            the tile is outside the space family {} was measured on: its "
                       "prediction is not validated\n", r.family);
