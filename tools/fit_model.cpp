@@ -713,6 +713,7 @@ int fit_time(const Device& dev, const std::vector<Dataset>& sets, int restarts, 
     TimeConstants k = time_constants_from(v);
     k.tail_sync = std::min(k.tail_sync, 1.0);  // a share
     k.async_share = std::min(k.async_share, 1.0);  // a share
+    k.partial_line_share = std::min(k.partial_line_share, 1.0);  // a share
     if (k.overlap_power > 0) k.overlap_power = std::clamp(k.overlap_power, 1.0, 64.0);  // its legal range
     return k;
   };
@@ -946,6 +947,16 @@ int main(int argc, char** argv) {
   Result<KernelFamily> start = family_file.empty() ? find_family(family_name) : load_family_file(family_file);
   if (!start.ok()) return usage(start.error().message);
   KernelFamily fam = std::move(start).value();
+  // A run-time constant set out of its range (tail_sync 5, a negative cycle
+  // count) is refused like a family file holding it.
+  if (mode == "--time" && !overrides.empty()) {
+    auto values = to_array(time_for(fam, *type));
+    for (const auto& [name, value] : overrides)
+      for (std::size_t i = 0; i < kTimeConstantCount; ++i)
+        if (time_constant_info()[i].name == name) values[i] = value;
+    if (const Status s = check_time_constants(time_constants_from(values)); !s.ok())
+      return usage("--set " + s.error().message);
+  }
   if (device_name.empty()) device_name = fam.device;
   const std::optional<Device> found = find_device(device_name);
   if (!found) return usage("--device '" + device_name.substr(0, 64) + "' is not a preset; choose one of: " + device_names());

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -201,6 +202,17 @@ TEST(FitCli, BadInputGetsOneLineAndExitTwo) {
     EXPECT_NE(r.err.find("float16"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("--input-type"), std::string::npos) << r.err;
     EXPECT_EQ(r.err.find("nan"), std::string::npos) << r.err;
+  }
+  // A constant set out of its range is refused before any fitting, naming the rule.
+  for (const auto& [set, rule] : std::vector<std::pair<std::string, std::string>>{
+           {"tail_sync=5", "tail_sync 5 must be at most 1"},
+           {"partial_line_share=1.5", "partial_line_share 1.5 must be at most 1"},
+           {"l1_miss_cycles=-5", "l1_miss_cycles -5 must be a finite number between 0 and 1e9"},
+           {"overlap_power=0.5", "overlap_power 0.5 must be 0 (the plain maximum) or between 1 and 64"}}) {
+    const CliResult r = run_program(TILEPLAN_FIT_EXE, "--time --set " + set + " " + source_path("data/h200-triton-v2"));
+    EXPECT_EQ(r.status, 2) << set << r.err;
+    EXPECT_EQ(count_lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find("--set " + rule), std::string::npos) << r.err;
   }
   const CliResult help = run_program(TILEPLAN_FIT_EXE, "--help");
   EXPECT_EQ(help.status, 0);

@@ -173,6 +173,16 @@ TEST(Family, EveryRule_IsAnErrorNamingTheKey) {
       {"/time/constants/l1_miss_cycles", 20, false, "'time.constants.l1_miss_cycles' must be an object"},
       {"/by_input_type/tfloat32/time/l1_miss_cycles", json::object({{"value", -2}}), false,
        "l1_miss_cycles -2 must be a finite number between 0 and 1e9 (for tfloat32)"},
+      // partial_line_share: optional, a share (0 to 1) when present.
+      {"/time/constants/partial_line_share/value", 1.5, false,
+       "partial_line_share 1.5 must be at most 1: it is a share of a line's unused bytes"},
+      {"/time/constants/partial_line_share/value", -0.1, false,
+       "partial_line_share -0.1 must be a finite number between 0 and 1e9"},
+      {"/time/constants/partial_line_share/value", "0.3", false,
+       "'time.constants.partial_line_share.value' must be a number"},
+      {"/time/constants/partial_line_share", 0.3, false, "'time.constants.partial_line_share' must be an object"},
+      {"/by_input_type/float8_e4m3/time/partial_line_share", json::object({{"value", 1e300}}), false,
+       "partial_line_share 1e+300 must be a finite number between 0 and 1e9 (for float8_e4m3)"},
       {"/space/block_m", json::array(), false, "space.block_m"},
       // The epilogue's row term: optional, in range when present.
       {"/registers/constants/per_narrow_c_row_accumulator/value", 2e6, false,
