@@ -180,7 +180,7 @@ void read_constants(Reader& rd, const json& section, std::string_view section_na
                           info[i].name == "per_narrow_c_row_accumulator" ||
                           info[i].name == "epilogue_spill_cycles" || info[i].name == "async_share" ||
                           info[i].name == "overlap_power" || info[i].name == "l1_miss_cycles" ||
-                          info[i].name == "partial_line_share";
+                          info[i].name == "l2_request_bytes";
     const json* c = rd.object(*constants, info[i].name, cpath, !optional);
     if (!c) {
       if (rd.failed()) return;
@@ -310,10 +310,6 @@ Status check_time_constants(const TimeConstants& c) {
   if (!(c.tail_sync <= 1))
     return Error{ErrorKind::invalid_argument, "tail_sync",
                  fmt::format("tail_sync {} must be at most 1: it is a share of the last round", c.tail_sync)};
-  if (!(c.partial_line_share <= 1))
-    return Error{ErrorKind::invalid_argument, "partial_line_share",
-                 fmt::format("partial_line_share {} must be at most 1: it is a share of a line's unused bytes",
-                             c.partial_line_share)};
   return {};
 }
 

@@ -127,20 +127,25 @@ TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem
   t.mma_us = flops / (sm_flops_per_us * efficiency) * (1.0 + k.kmajor_wide_n * wide) +
              k.iteration_cycles / dev.boost_clock_mhz;
   t.stage_bytes = static_cast<double>((cfg.block_m + cfg.block_n) * cfg.block_k * p.elem_bytes());
-  // An asynchronously copied operand whose tile rows are shorter than a cache
-  // line (K-major with block_K · element size < 128 bytes) moves partly
-  // filled lines: partial_line_share of their unused bytes still costs L2.
+  // The L2 serves an asynchronous copy's rows in read requests of at most one
+  // cache line each: a row shorter than a line (K-major with block_K ·
+  // element size < 128 bytes) is a request of fewer sectors, and the L2's
+  // request rate binds before its bandwidth (data/h200-profile-partial-lines).
+  // A stage's bytes and its requests, at l2_request_bytes each, join in a
+  // smooth maximum of order overlap_power (docs/model.md §3).
   {
     const int64_t line = std::max<int64_t>(dev.cache_line_bytes, 1);
-    const auto unused = [&](const OperandAccess& o, int64_t rows, int64_t extent) {
+    const auto requests = [&](const OperandAccess& o, int64_t rows, int64_t extent) {
       if (o.through_registers) return 0.0;
-      const int64_t bytes = extent * p.elem_bytes();
-      return static_cast<double>(rows * (ceil_div(bytes, line) * line - bytes));
+      t.l2_async_bytes += static_cast<double>(rows * extent * p.elem_bytes());
+      return static_cast<double>(rows * ceil_div(extent * p.elem_bytes(), line));
     };
-    const double wasted =
-        (p.a_layout == Layout::row ? unused(acc.a, cfg.block_m, cfg.block_k) : unused(acc.a, cfg.block_k, cfg.block_m)) +
-        (p.b_layout == Layout::row ? unused(acc.b, cfg.block_k, cfg.block_n) : unused(acc.b, cfg.block_n, cfg.block_k));
-    t.l2_stage_bytes = t.stage_bytes + k.partial_line_share * wasted;
+    t.l2_requests =
+        (p.a_layout == Layout::row ? requests(acc.a, cfg.block_m, cfg.block_k) : requests(acc.a, cfg.block_k, cfg.block_m)) +
+        (p.b_layout == Layout::row ? requests(acc.b, cfg.block_k, cfg.block_n) : requests(acc.b, cfg.block_n, cfg.block_k));
+    t.l2_stage_bytes = k.l2_request_bytes > 0
+                           ? smooth_max(t.stage_bytes, k.l2_request_bytes * t.l2_requests, k.overlap_power)
+                           : t.stage_bytes;
   }
   // Operands that go through registers: their narrow loads (one warp-wide
   // instruction per 32 vectors) cost issue cycles every iteration.

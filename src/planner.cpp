@@ -70,6 +70,8 @@ void finish_calibrated(Verdict& v, const GemmProblem& p, const Device& dev, cons
   v.narrow_footprint_bytes = costs.narrow_footprint_bytes;
   v.l1_short = costs.l1_short;
   v.l1_miss_us = costs.l1_miss_us;
+  v.l2_async_bytes = costs.l2_async_bytes;
+  v.l2_requests = costs.l2_requests;
   v.l2_stage_bytes = costs.l2_stage_bytes;
   // kmajor_wide_n priced a warpgroup wider than 128 columns: say so.
   if (costs.serialized_wgmma_cols > 0)

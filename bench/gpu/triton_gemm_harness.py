@@ -447,6 +447,20 @@ V35_HELD_OUT = [
     "555x11008x2048:bfloat16:rr", "64x50257x5120:float16:rc", "1024x14336x4096:bfloat16:rc",
     "333x8192x4096:float16:rc",
 ]
+# v36: fresh held-out cases after the L2 read requests (l2_request_bytes,
+# data/h200-profile-partial-lines) replaced the additive partial-line share
+# and were frozen. Eleven whose first pick the term moves against the family
+# without it (rows of 64 bytes: bf16, fp16 and fp8 with B K-major; fp16 with
+# A and B row-major and a long K) and three where A's short rows alone (A and
+# B row-major) leave a block_K 32 pick in place, which the additive share
+# moved. None in an earlier dataset; every case is held out.
+V36_HELD_OUT = [
+    "555x13824x4096:bfloat16:rc", "3000x3584x1024:bfloat16:rc", "128x18944x1024:bfloat16:rc",
+    "555x14336x5120:float16:rc", "128x18944x22016:float16:rc", "64x50257x3072:bfloat16:rc",
+    "77x28672x4096:float8_e4m3:rc", "700x12288x4096:float8_e4m3:rc", "3000x32001x1536:float8_e4m3:rc",
+    "700x6144x2560:bfloat16:rr", "555x7168x7168:bfloat16:rr", "64x50257x4096:bfloat16:rr",
+    "555x14336x12288:float16:rr", "555x11008x2560:float16:rr",
+]
 CASE_SETS = {
     "v5a": (V5A_CALIBRATION, V5A_HELD_OUT),
     "v5b": (V5B_CALIBRATION, V5B_HELD_OUT),
@@ -479,6 +493,7 @@ CASE_SETS = {
     "v33": ([], V33_HELD_OUT),
     "v34": ([], V34_HELD_OUT),
     "v35": ([], V35_HELD_OUT),
+    "v36": ([], V36_HELD_OUT),
 }
 
 BLOCK_MS = (64, 128, 256)

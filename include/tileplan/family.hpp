@@ -83,7 +83,7 @@ namespace tileplan {
   X(async_share, "", "share (0 to 1) of a stage's round trip spread over the stages in flight when one operand goes through registers and the other is copied asynchronously; the rest is exposed every iteration") \
   X(overlap_power, "", "exponent p of the smooth maximum (r^p + c^p)^(1/p) that joins a main-loop iteration's busiest resource r and its round trip c, which overlap imperfectly when close (0: the plain maximum)")                                                       \
   X(l1_miss_cycles, "cycles", "SM cycles added per warp-wide load of an operand that goes through registers, times the square of the share of its tile's cache lines that the L1 left to a block cannot hold (0: L1 capacity not priced)") \
-  X(partial_line_share, "", "share of the unused bytes of the cache lines that an asynchronously copied operand's tile rows fill in part (rows shorter than a line) that still costs L2 bandwidth (0: rows priced by their bytes)")
+  X(l2_request_bytes, "B", "L2 bandwidth, in bytes, that one read request of an asynchronous copy costs (a request covers at most one cache line, so rows shorter than a line take more requests per byte); a stage's bytes and its requests join in a smooth maximum of order overlap_power (0: requests not priced)")
 
 struct TimeConstants {
 #define TILEPLAN_X(name, unit, desc) double name = 0;
@@ -99,7 +99,7 @@ const std::array<ConstantInfo, kTimeConstantCount>& time_constant_info();
 std::array<double, kTimeConstantCount> to_array(const TimeConstants& c);
 TimeConstants time_constants_from(const std::array<double, kTimeConstantCount>& v);
 // Every constant finite, 0 <= value <= 1e9, spill_factor >= 1, tail_sync <= 1,
-// async_share <= 1, partial_line_share <= 1, overlap_power 0 or between 1 and 64.
+// async_share <= 1, overlap_power 0 or between 1 and 64.
 //   error param: the constant's name.
 Status check_time_constants(const TimeConstants& c);
 

@@ -72,7 +72,9 @@ struct TileCosts {
   double l1_short = 0;             // share of that footprint the L1 cannot hold: 1 - l1/footprint, in [0, 1]
   double l1_miss_us = 0;           // of narrow_us, the loads that miss because of it (l1_miss_cycles)
   double stage_bytes = 0;   // operand bytes of one iteration
-  double l2_stage_bytes = 0;  // what they cost L2: plus partial_line_share of the lines their rows leave unused
+  double l2_async_bytes = 0;  // of stage_bytes, the asynchronously copied rows'
+  double l2_requests = 0;     // their L2 read requests (one per line a row touches)
+  double l2_stage_bytes = 0;  // what a stage costs L2: its bytes and its requests (l2_request_bytes each), joined their rows leave unused
   double c_tile_bytes = 0;  // output bytes of one tile
 };
 

@@ -51,9 +51,12 @@ struct Verdict : TileCheck {
   double narrow_footprint_bytes = 0;  // cache lines of one iteration's tiles of those operands
   double l1_short = 0;                // share of them that does not fit (0..1)
   double l1_miss_us = 0;              // the added cost per main-loop iteration (l1_miss_cycles)
-  // Calibrated model: what one stage's operand tiles cost L2, in bytes; above
-  // smem_per_stage_bytes where asynchronously copied rows fill cache lines in
-  // part (partial_line_share).
+  // Calibrated model: the L2 read requests of one stage's asynchronously
+  // copied rows, and what the stage costs L2 in bytes: its bytes and its
+  // requests (l2_request_bytes each) joined, above smem_per_stage_bytes most
+  // where rows are shorter than a cache line.
+  double l2_async_bytes = 0;
+  double l2_requests = 0;
   double l2_stage_bytes = 0;
 };
 

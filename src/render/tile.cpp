@@ -80,11 +80,11 @@ void prediction_json(std::string& s, const Verdict& v) {
                    v.carveout_bytes, v.l1_bytes, v.narrow_footprint_bytes, v.l1_short);
   else
     s += ",\"carveout_bytes\":null,\"l1_bytes_per_block\":null,\"narrow_lines_bytes\":null,\"l1_short\":null";
-  // What one stage costs L2 (partial_line_share, docs/model.md §3).
+  // A stage's L2 read requests and what it costs L2 (l2_request_bytes, docs/model.md §3).
   if (has_time(v))
-    fmt::format_to(o, FMT_COMPILE(",\"l2_stage_bytes\":{}"), v.l2_stage_bytes);
+    fmt::format_to(o, FMT_COMPILE(",\"l2_requests\":{},\"l2_stage_bytes\":{}"), v.l2_requests, v.l2_stage_bytes);
   else
-    s += ",\"l2_stage_bytes\":null";
+    s += ",\"l2_requests\":null,\"l2_stage_bytes\":null";
 }
 
 // The problem's findings (problem_findings) as strings, like a candidate's.
@@ -330,11 +330,13 @@ std::string diagnose_text(const TileReport& r) {
                    v.blocks_per_sm, kb(static_cast<int64_t>(v.narrow_footprint_bytes)), v.l1_short * 100.0,
                    v.l1_miss_us > 0 ? fmt::format(", +{:.0f} cycles per iteration", v.l1_miss_us * d.boost_clock_mhz)
                                     : std::string());
-  if (has_time(v) && v.l2_stage_bytes > static_cast<double>(v.smem_per_stage_bytes))
+  // Rows shorter than a line: more L2 read requests per byte (docs/model.md §3).
+  if (has_time(v) && v.l2_requests * static_cast<double>(d.cache_line_bytes) > v.l2_async_bytes)
     fmt::format_to(o,
-                   "   L2 per stage            {} KB of operand rows, some shorter than a {}-byte line: priced as "
-                   "{} KB, as their unused bytes cost L2 in part\n",
-                   kb(v.smem_per_stage_bytes), d.cache_line_bytes, kb(static_cast<int64_t>(v.l2_stage_bytes)));
+                   "   L2 per stage            {:.0f} read requests for {} KB of copied rows (rows shorter than a "
+                   "{}-byte line: {:.1f} sectors a request): priced as {} KB\n",
+                   v.l2_requests, kb(static_cast<int64_t>(v.l2_async_bytes)), d.cache_line_bytes,
+                   v.l2_async_bytes / v.l2_requests / static_cast<double>(d.mem_sector_bytes), kb(static_cast<int64_t>(v.l2_stage_bytes)));
   if (has_time(v) && r.measured_space && !in_space(*r.measured_space, c))
     fmt::format_to(o, "   extrapolated            the tile is outside the space family {} was measured on: its "
                       "prediction is not validated\n", r.family);

@@ -206,7 +206,7 @@ TEST(FitCli, BadInputGetsOneLineAndExitTwo) {
   // A constant set out of its range is refused before any fitting, naming the rule.
   for (const auto& [set, rule] : std::vector<std::pair<std::string, std::string>>{
            {"tail_sync=5", "tail_sync 5 must be at most 1"},
-           {"partial_line_share=1.5", "partial_line_share 1.5 must be at most 1"},
+           {"l2_request_bytes=-80", "l2_request_bytes -80 must be a finite number between 0 and 1e9"},
            {"l1_miss_cycles=-5", "l1_miss_cycles -5 must be a finite number between 0 and 1e9"},
            {"overlap_power=0.5", "overlap_power 0.5 must be 0 (the plain maximum) or between 1 and 64"}}) {
     const CliResult r = run_program(TILEPLAN_FIT_EXE, "--time --set " + set + " " + source_path("data/h200-triton-v2"));

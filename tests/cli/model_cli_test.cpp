@@ -78,7 +78,7 @@ TEST(ModelCli, Text_ShowsPredictedTime) {
   EXPECT_NE(r.out.find("by predicted time"), std::string::npos);
   const CliResult d = run_cli("tile --diagnose --block-m 128 --block-n 256 --block-k 64 --stages 4 --threads 256");
   ASSERT_EQ(d.status, 0) << d.err;
-  EXPECT_NE(d.out.find("predicted time          187.3 us"), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("predicted time          187.4 us"), std::string::npos) << d.out;  // docs/model.md §4
   EXPECT_NE(d.out.find("(triton profile)"), std::string::npos) << d.out;
 }
 
@@ -135,7 +135,7 @@ TEST(ModelCli, Validate_HeldOutMeetsCommittedThresholds) {
 constexpr const char* kGatedClasses =
     "float16:rr:MNK,bfloat16:rr:MNK,float8_e4m3:rc:MNK,float8_e5m2:rc:MNK,float16:rr:MNk,"
     "float16:cr:mNK,float16:cr:MNK,float16:rc:MNk,float16:rc:mnk,float16:rr:Mnk,"
-    "bfloat16:rr:MNk,float8_e4m3:rc:MNk,tfloat32:rr:mNK,"
+    "bfloat16:rr:MNk,float8_e4m3:rc:MNk,tfloat32:rr:mNK,bfloat16:rr:mNK,"
     "bfloat16:rr:mnk,bfloat16:rr:Mnk,float16:rc:mnK,float16:rr:mnK,"
     "float16:rr:mnk,bfloat16:rr:MnK,float8_e4m3:rc:mnK,bfloat16:rr:mnK,float16:rc:MnK,tfloat32:rr:MNK,"
     "bfloat16:rc:MnK,float16:rc:MNK";
@@ -214,18 +214,19 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
   // / 1.002): its fp16 and fp8 cases joined their gated classes (fp16 rc:MNK
   // 14 cases 1.020 / 1.099 / 1.008, fp8 rc:MNK 17 cases 1.014 / 1.050 /
   // 1.000). 234 cases: 1.012 / 1.099, best of top 5 1.002.
-  // Then partial_line_share (the L2 cost of rows shorter than a cache line,
-  // fitted alone on the calibration cases; the 234 keep their picks) and the
-  // fresh v35 (13 cases, 1.024 / 1.128 / 1.001; the family before 1.211 /
-  // 1.632 / 1.005): fp16 rc:MnK gained 64x50257x5120 (1.002; 1.632 before);
-  // bf16 rr:mNK left the gate on 700x6144x4096 (1.128: 64x256x32 with A's
-  // 64-byte rows, which the term charges and the kernel does not pay; 1.000
-  // before) and is a known miss below. 230 cases: 1.012 / 1.099, best of top
-  // 5 1.002 (the family before 1.014 / 1.632 / 1.002 on the same cases).
-  EXPECT_NE(r.out.find("shapes 230:"), std::string::npos) << r.out;
+  // Then the L2's read requests (l2_request_bytes: rows shorter than a cache
+  // line take more requests per byte; fitted alone on the calibration cases,
+  // the 234 keep their picks) and v35 (13 cases, 1.019 / 1.093 / 1.005; the
+  // family before 1.211 / 1.632 / 1.005; measured after an additive share of
+  // the lines' unused bytes, which the requests replaced: data/h200-triton-v35):
+  // fp16 rc:MnK gained 64x50257x5120 (1.002; 1.632 before), bf16 rr:mNK
+  // v35's two (700x6144x4096 1.000, where the additive share gave 1.128).
+  // 237 cases: 1.012 / 1.099, best of top 5 1.002 (the family before 1.014 /
+  // 1.632 / 1.002 on the same cases).
+  EXPECT_NE(r.out.find("shapes 237:"), std::string::npos) << r.out;
   for (const char* c : {"float16:rr:MNK\n", "bfloat16:rr:MNK\n", "float8_e4m3:rc:MNK\n", "float8_e5m2:rc:MNK\n", "float16:rr:MNk\n",
                         "float16:rc:MNk\n", "float16:rc:mnk\n", "float16:rr:Mnk\n", "bfloat16:rr:MNk\n",
-                        "float8_e4m3:rc:MNk\n", "tfloat32:rr:mNK\n",
+                        "float8_e4m3:rc:MNk\n", "tfloat32:rr:mNK\n", "bfloat16:rr:mNK\n",
                         "bfloat16:rr:mnk\n", "bfloat16:rr:Mnk\n", "float16:rc:mnK\n", "float16:rr:mnK\n",
                         "float16:rr:mnk\n", "bfloat16:rr:MnK\n", "float8_e4m3:rc:mnK\n", "bfloat16:rr:mnK\n",
                         "float16:rc:MnK\n", "tfloat32:rr:MNK\n", "bfloat16:rc:MnK\n", "float16:rc:MNK\n"})
@@ -246,7 +247,7 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
 // frozen.
 constexpr const char* kKnownMisses =
     "bfloat16:rc:MNK,float16:rr:MnK,float8_e4m3:rc:mNK,float8_e4m3:rc:MnK,float16:rr:mNK,float16:rc:mNK,"
-    "bfloat16:rc:mNK,bfloat16:rr:mNK";
+    "bfloat16:rc:mNK";
 TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   std::string data;
   for (const char* v :
@@ -301,18 +302,17 @@ TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   // two or more warpgroups: fp16 (7 cases, 1.029 / 1.108 / 1.013) is a known
   // miss here; bf16, further off, below. 62 cases: 1.022 / 1.152, best of top
   // 5 1.006.
-  // Then partial_line_share (the L2 cost of rows shorter than a cache line)
-  // and the fresh v35: bf16 with B K-major and M alone unaligned, a separate
-  // test before (10 cases, 1.066 / 1.444), came into this one: 555x10240x8192
-  // went to 64x256x64 (1.444 -> 1.000), v35's two are the best (1.000); 12
-  // cases 1.023 / 1.107 (3000x3584x18944 picks 256x128x64 where 64x256x64
-  // wins by 11%). bf16 A and B row-major with M unaligned left the gate (7
-  // cases, 1.022 / 1.128: v35's 700x6144x4096). fp16 rc:mNK 1.026 / 1.108
-  // (11 with v35's four), fp8 rc:mNK 1.041 / 1.152 (8 with v35's three).
-  // 89 cases: 1.022 / 1.152, best of top 5 1.004 (the family before 1.046 /
+  // Then the L2's read requests (l2_request_bytes) and v35: bf16 with B
+  // K-major and M alone unaligned, a separate test before (10 cases, 1.066 /
+  // 1.444), came into this one: 555x10240x8192 went to 64x256x64 (1.444 ->
+  // 1.000), v35's two are the best (1.000); 12 cases 1.023 / 1.107
+  // (3000x3584x18944 picks 256x128x64 where 64x256x64 wins by 11%). fp16
+  // rc:mNK 1.032 / 1.108 / 1.013 (11 with v35's four: 77x18944x4096 picks
+  // 128x128x64, 1.061), fp8 rc:mNK 1.041 / 1.152 (8 with v35's three). 82
+  // cases: 1.023 / 1.152, best of top 5 1.005 (the family before 1.049 /
   // 1.444 / 1.005).
   expect_known_miss(data + "--split heldout --class " + kKnownMisses,
-                    "--max-top1-geomean 1.05 --max-top1-worst 1.16 --max-top5-geomean 1.01", 89);
+                    "--max-top1-geomean 1.05 --max-top1-worst 1.16 --max-top5-geomean 1.02", 82);
 }
 
 TEST(ModelCli, Validate_MissedThresholdExitsOne) {

@@ -449,9 +449,9 @@ TEST(TypesCli, Diagnose_KMajorWideTileOfTwoWarpgroups_WarnsOfTheSerializedWgmma)
   EXPECT_TRUE(found) << j.dump();
 }
 
-// Operand rows shorter than a cache line (K-major, block_K x element size <
-// 128 bytes) cost L2 more than their bytes: --diagnose says what a stage is
-// priced as, and only where that happens.
+// Operand rows shorter than a cache line take more L2 read requests per byte:
+// --diagnose says how many and what a stage is priced as, only where that
+// happens; JSON carries l2_requests and l2_stage_bytes.
 TEST(TypesCli, Diagnose_RowsShorterThanALine_SaysWhatTheStageCostsL2) {
   const auto line = [&](const std::string& args) {
     const CliResult r = run_cli("tile --m 555 --n 10240 --k 8192 --diagnose --stages 4 --threads 128 " + args);
@@ -461,27 +461,38 @@ TEST(TypesCli, Diagnose_RowsShorterThanALine_SaysWhatTheStageCostsL2) {
   };
   // bf16, B K-major, block_K 32: 64 + 256 rows of 64 bytes, 20 KB a stage.
   const std::string short_rows = line("--dtype bfloat16 --b-layout col --block-m 64 --block-n 256 --block-k 32");
-  EXPECT_NE(short_rows.find("20.0 KB of operand rows, some shorter than a 128-byte line: priced as "),
+  EXPECT_NE(short_rows.find("320 read requests for 20.0 KB of copied rows (rows shorter than a 128-byte line: "
+                            "2.0 sectors a request): priced as "),
             std::string::npos)
       << short_rows;
+  // Only A's rows short (B N-major): 192 requests, 3.3 sectors each.
+  EXPECT_NE(line("--dtype bfloat16 --block-m 64 --block-n 256 --block-k 32").find("192 read requests"),
+            std::string::npos);
   // block_K 64 fills the lines; fp8 block_K 128 too.
   EXPECT_EQ(line("--dtype bfloat16 --b-layout col --block-m 64 --block-n 256 --block-k 64"), "");
   EXPECT_EQ(line("--dtype float8_e4m3 --b-layout col --block-m 64 --block-n 256 --block-k 128"), "");
   EXPECT_NE(line("--dtype float8_e4m3 --b-layout col --block-m 64 --block-n 256 --block-k 64"), "");
   // The seed model prices no time.
   EXPECT_EQ(line("--dtype bfloat16 --b-layout col --block-m 64 --block-n 256 --block-k 32 --model seed"), "");
-  // JSON: l2_stage_bytes is the stage's bytes plus the family's share of the
-  // 320 rows' 64 unused bytes; the bytes alone where the rows fill lines.
+  // JSON: 320 requests either way; with short rows the requests (at the
+  // family's l2_request_bytes) bind and the stage costs more than its bytes,
+  // with whole lines it costs its bytes within 2%.
   const std::string sweep = "tile --m 555 --n 10240 --k 8192 --dtype bfloat16 --b-layout col --block-m 64 "
                             "--block-n 256 --stages 4 --threads 128 --topk 0 --block-k ";
-  const json k32 = run_json(sweep + "32")["candidates"][0];
   std::ifstream family_file(source_path("data/families/triton.json"));
-  const double share = json::parse(family_file)["time"]["constants"]["partial_line_share"]["value"].get<double>();
-  ASSERT_GT(share, 0.0);
-  EXPECT_DOUBLE_EQ(k32["l2_stage_bytes"].get<double>(), 20480.0 + share * 320.0 * 64.0) << k32.dump();
+  const double per_request =
+      json::parse(family_file)["time"]["constants"]["l2_request_bytes"]["value"].get<double>();
+  ASSERT_GT(per_request, 64.0);
+  const json k32 = run_json(sweep + "32")["candidates"][0];
+  EXPECT_EQ(k32["l2_requests"].get<double>(), 320.0) << k32.dump();
+  EXPECT_GE(k32["l2_stage_bytes"].get<double>(), 320.0 * per_request) << k32.dump();
   const json k64 = run_json(sweep + "64")["candidates"][0];
-  EXPECT_DOUBLE_EQ(k64["l2_stage_bytes"].get<double>(), 40960.0) << k64.dump();
-  EXPECT_TRUE(run_json(sweep + "32 --model seed")["candidates"][0]["l2_stage_bytes"].is_null());
+  EXPECT_EQ(k64["l2_requests"].get<double>(), 320.0) << k64.dump();
+  EXPECT_GE(k64["l2_stage_bytes"].get<double>(), 40960.0) << k64.dump();
+  EXPECT_LT(k64["l2_stage_bytes"].get<double>(), 40960.0 * 1.02) << k64.dump();
+  const json seed = run_json(sweep + "32 --model seed")["candidates"][0];
+  EXPECT_TRUE(seed["l2_stage_bytes"].is_null());
+  EXPECT_TRUE(seed["l2_requests"].is_null());
 }
 
 TEST(TypesCli, Diagnose_NarrowB_ReportsTheL1ItsLoadsSee) {
