@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What do operand rows shorter than a cache line cost the L2?
 
-docs/model.md §3 (partial_line_share): with B K-major, a 64-row tile of
+docs/model.md §3 (l2_request_bytes): with B K-major, a 64-row tile of
 block_K 32 in a 16-bit type (both operands' rows 64 bytes, half a 128-byte
 line) runs slower against the same tile of block_K 64 than its bytes at the
 SM's L2 share predict; with B N-major (B's rows 512 bytes, A's alone 64) it
