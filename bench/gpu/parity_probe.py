@@ -19,9 +19,7 @@ prints a table of medians. With --ncu it also profiles NCU_CASES with the
 NCU_METRICS below (one ncu process per case), into DIR/ncu.tar.gz.
 """
 import argparse
-import json
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -30,6 +28,7 @@ import torch
 import triton
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import probe_util as pu  # noqa: E402
 import triton_gemm_harness as h  # noqa: E402
 
 # (M, N, K, ldb, ldc): the bytes between B's rows are 2*ldb; 3000 and 3032
@@ -144,33 +143,13 @@ def main():
             launches[(c, key)] = launch
             rows[(c, key)] = row
             assert row["nans"] == 0 and row["pad_written"] == 0 and row["rel_err"] < 1e-2, row
-    times = {ck: [] for ck in launches}
-    with open(os.path.join(args.out, "probe.jsonl"), "w") as f:
-        for r in range(args.rounds):
-            for ck, launch in launches.items():
-                ms = triton.testing.do_bench(launch, warmup=5, rep=25, return_mode="median")
-                times[ck].append(ms)
-                f.write(json.dumps(dict(rows[ck], round=r, ms=ms)) + "\n")
+    times = pu.timing_rounds(launches, rows, args.rounds, os.path.join(args.out, "probe.jsonl"))
     print(f"# timing {time.perf_counter() - t0:.1f} s", flush=True)
-    print("| case | " + " | ".join(VARIANTS) + " |")
-    print("|---|" + "---|" * len(VARIANTS))
-    for c in CASES:
-        med = [statistics.median(times[(c, k)]) for k in VARIANTS]
-        best = min(med)
-        print(f"| {case_name(c)} | " + " | ".join(f"{t:.4f} ({t / best:.3f})" for t in med) + " |")
+    pu.print_medians(CASES, VARIANTS, times, case_name)
     if args.ncu:
         ncu_dir = os.path.join(args.out, "ncu")
-        os.makedirs(ncu_dir, exist_ok=True)
-        for c in NCU_CASES:
-            cmd = ["ncu", "--csv", "--kernel-name", "regex:matmul", "--metrics", ",".join(NCU_METRICS),
-                   sys.executable, os.path.abspath(__file__), "--out", args.out, "--one", case_name(c)]
-            t1 = time.perf_counter()
-            res = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-            with open(os.path.join(ncu_dir, case_name(c) + ".csv"), "w") as f:
-                f.write(res.stdout)
-            with open(os.path.join(ncu_dir, case_name(c) + ".err"), "w") as f:
-                f.write(res.stderr[-20000:])
-            print(f"# ncu {case_name(c)}: rc {res.returncode}, {time.perf_counter() - t1:.1f} s", flush=True)
+        me = [sys.executable, os.path.abspath(__file__), "--out", args.out, "--one"]
+        pu.ncu_each([(case_name(c), me + [case_name(c)]) for c in NCU_CASES], NCU_METRICS, ncu_dir)
         subprocess.run(["tar", "czf", os.path.join(args.out, "ncu.tar.gz"), "-C", args.out, "ncu"], check=False)
         subprocess.run(["rm", "-rf", ncu_dir], check=False)
 

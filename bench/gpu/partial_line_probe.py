@@ -19,10 +19,7 @@ Writes DIR/probe.jsonl (one line per case, variant and round), prints a
 table of medians, and with --ncu DIR/ncu/<case>.csv (ncu's --csv output).
 """
 import argparse
-import json
 import os
-import statistics
-import subprocess
 import sys
 import time
 
@@ -30,6 +27,7 @@ import torch
 import triton
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import probe_util as pu  # noqa: E402
 import triton_gemm_harness as h  # noqa: E402
 
 CASES = ["555x10240x8192:bfloat16:rc", "555x10240x8192:bfloat16:rr",
@@ -105,34 +103,13 @@ def main():
             launches[(case, key)] = launch
             rows[(case, key)] = row
             assert row["nans"] == 0 and row["rel_err"] < 1e-2, row
-    times = {ck: [] for ck in launches}
-    with open(os.path.join(args.out, "probe.jsonl"), "w") as f:
-        for r in range(args.rounds):
-            for ck, launch in launches.items():
-                ms = triton.testing.do_bench(launch, warmup=5, rep=25, return_mode="median")
-                times[ck].append(ms)
-                f.write(json.dumps(dict(rows[ck], round=r, ms=ms)) + "\n")
+    times = pu.timing_rounds(launches, rows, args.rounds, os.path.join(args.out, "probe.jsonl"))
     print(f"# timing {time.perf_counter() - t0:.1f} s", flush=True)
-    print("| case | " + " | ".join(VARIANTS) + " |")
-    print("|---|" + "---|" * len(VARIANTS))
-    for case in cases:
-        med = [statistics.median(times[(case, k)]) for k in VARIANTS]
-        best = min(med)
-        print(f"| {case.name()} | " + " | ".join(f"{t:.4f} ({t / best:.3f})" for t in med) + " |")
+    pu.print_medians(cases, VARIANTS, times, lambda case: case.name())
     if args.ncu:
-        ncu_dir = os.path.join(args.out, "ncu")
-        os.makedirs(ncu_dir, exist_ok=True)
-        for case in cases:
-            name = case.name().replace(":", "_")
-            cmd = ["ncu", "--csv", "--kernel-name", "regex:matmul", "--metrics", ",".join(NCU_METRICS),
-                   sys.executable, os.path.abspath(__file__), "--out", args.out, "--one", case.name()]
-            t1 = time.perf_counter()
-            res = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-            with open(os.path.join(ncu_dir, name + ".csv"), "w") as f:
-                f.write(res.stdout)
-            with open(os.path.join(ncu_dir, name + ".err"), "w") as f:
-                f.write(res.stderr[-20000:])
-            print(f"# ncu {case.name()}: rc {res.returncode}, {time.perf_counter() - t1:.1f} s", flush=True)
+        me = [sys.executable, os.path.abspath(__file__), "--out", args.out, "--one"]
+        pu.ncu_each([(case.name().replace(":", "_"), me + [case.name()]) for case in cases], NCU_METRICS,
+                    os.path.join(args.out, "ncu"))
 
 
 if __name__ == "__main__":
