@@ -656,6 +656,16 @@ void print_constants(const TimeConstants& k) {
     fmt::print("    {:<20} {:>14.9g} {}\n", info[i].name, values[i], info[i].unit);
 }
 
+// The type's run-time constants with the --set values in place of theirs.
+TimeConstants with_overrides(const KernelFamily& fam, DType type,
+                             const std::vector<std::pair<std::string, double>>& overrides) {
+  auto values = to_array(time_for(fam, type));
+  for (const auto& [name, value] : overrides)
+    for (std::size_t i = 0; i < kTimeConstantCount; ++i)
+      if (time_constant_info()[i].name == name) values[i] = value;
+  return time_constants_from(values);
+}
+
 int fit_time(const Device& dev, const std::vector<Dataset>& sets, int restarts, int iterations,
              const std::vector<std::string>& fixed, const std::vector<std::pair<std::string, double>>& overrides,
              KernelFamily& fam, DType type) {
@@ -667,11 +677,7 @@ int fit_time(const Device& dev, const std::vector<Dataset>& sets, int restarts, 
                to_string(type));
     return 2;
   }
-  auto start_values = to_array(time_for(fam, type));
-  for (const auto& [name, value] : overrides)
-    for (std::size_t i = 0; i < kTimeConstantCount; ++i)
-      if (time_constant_info()[i].name == name) start_values[i] = value;
-  TimeConstants start = time_constants_from(start_values);
+  TimeConstants start = with_overrides(fam, type, overrides);
   fmt::print("constants of {} ({}): objective {:.5f}\n", fam.name, fam.file, objective(dev, shapes, start, fam.group_m));
   print_shapes(dev, shapes, start, fam.group_m);
 
@@ -948,14 +954,9 @@ int main(int argc, char** argv) {
   KernelFamily fam = std::move(start).value();
   // A run-time constant set out of its range (tail_sync 5, a negative cycle
   // count) is refused like a family file holding it.
-  if (mode == "--time" && !overrides.empty()) {
-    auto values = to_array(time_for(fam, *type));
-    for (const auto& [name, value] : overrides)
-      for (std::size_t i = 0; i < kTimeConstantCount; ++i)
-        if (time_constant_info()[i].name == name) values[i] = value;
-    if (const Status s = check_time_constants(time_constants_from(values)); !s.ok())
+  if (mode == "--time" && !overrides.empty())
+    if (const Status s = check_time_constants(with_overrides(fam, *type, overrides)); !s.ok())
       return usage("--set " + s.error().message);
-  }
   if (device_name.empty()) device_name = fam.device;
   const std::optional<Device> found = find_device(device_name);
   if (!found) return usage("--device '" + device_name.substr(0, 64) + "' is not a preset; choose one of: " + device_names());

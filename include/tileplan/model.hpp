@@ -74,7 +74,7 @@ struct TileCosts {
   double stage_bytes = 0;   // operand bytes of one iteration
   double l2_async_bytes = 0;  // of stage_bytes, the asynchronously copied rows'
   double l2_requests = 0;     // their L2 read requests (one per line a row touches)
-  double l2_stage_bytes = 0;  // what a stage costs L2: its bytes and its requests (l2_request_bytes each), joined their rows leave unused
+  double l2_stage_bytes = 0;  // what a stage costs L2: its bytes and its requests (l2_request_bytes each), joined
   double c_tile_bytes = 0;  // output bytes of one tile
 };
 
