@@ -375,7 +375,14 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
     // close: a smooth maximum of order overlap_power joins them (0: plain).
     const double busiest = std::max({jd * mma_transpose_us, jd * t.narrow_us, issue_us, jd * load_us});
     const double period = smooth_max(busiest, chain_us, k.overlap_power);
-    const double path = k.tile_overhead_us + latency_us + kt * period + epilogue_us;
+    // Narrow stores of C (and the epilogue's spill traffic) queue on the SM's
+    // load/store path: a program's epilogue waits behind those of the other
+    // j - 1 programs. Not where both operands go through registers: there the
+    // programs already take turns on that path every iteration (busiest), and
+    // measured, their two-block configurations are no slower than predicted
+    // without the queue (docs/model.md §3, "Narrow stores of C queue").
+    const double queued_us = t.paired_narrow ? 0.0 : (jd - 1.0) * narrow_store_us;
+    const double path = k.tile_overhead_us + latency_us + kt * period + epilogue_us + queued_us;
     return std::max(path, jd * (kt * busy_us + epilogue_us));
   };
   const int64_t per_sm = ceil_div(programs, sms);

@@ -461,6 +461,19 @@ V36_HELD_OUT = [
     "700x6144x2560:bfloat16:rr", "555x7168x7168:bfloat16:rr", "64x50257x4096:bfloat16:rr",
     "555x14336x12288:float16:rr", "555x11008x2560:float16:rr",
 ]
+# v37: fresh after the narrow-store queue (docs/model.md §3), chosen before
+# measuring: fifteen cases whose first pick the queue moves (A and B
+# row-major with N unaligned in fp16 and bf16, B K-major with N unaligned in
+# fp16, bf16 and fp8), three controls of the same classes whose pick stays.
+V37_HELD_OUT = [
+    "555x50257x2048:float16:rr", "1000x32001x2048:bfloat16:rr", "4096x3000x1024:float16:rr",
+    "555x7001x1024:bfloat16:rr", "64x32001x1536:float16:rr",
+    "700x28673x1536:float8_e4m3:rc", "8192x50257x1024:float8_e4m3:rc", "3000x28673x1536:float8_e4m3:rc",
+    "2048x11001x1536:float8_e4m3:rc", "333x32001x2048:float8_e4m3:rc", "1500x7001x1536:float8_e4m3:rc",
+    "128x32001x1536:float8_e4m3:rc", "555x32001x2048:float8_e4m3:rc",
+    "700x28673x1024:float16:rc", "3000x1000x2048:bfloat16:rc",
+    "1500x32001x4096:float16:rr", "4096x32001x4096:float8_e4m3:rc", "2500x32001x4096:bfloat16:rc",
+]
 CASE_SETS = {
     "v5a": (V5A_CALIBRATION, V5A_HELD_OUT),
     "v5b": (V5B_CALIBRATION, V5B_HELD_OUT),
@@ -494,6 +507,7 @@ CASE_SETS = {
     "v34": ([], V34_HELD_OUT),
     "v35": ([], V35_HELD_OUT),
     "v36": ([], V36_HELD_OUT),
+    "v37": ([], V37_HELD_OUT),
 }
 
 BLOCK_MS = (64, 128, 256)
