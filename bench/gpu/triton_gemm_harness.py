@@ -474,6 +474,16 @@ V37_HELD_OUT = [
     "700x28673x1024:float16:rc", "3000x1000x2048:bfloat16:rc",
     "1500x32001x4096:float16:rr", "4096x32001x4096:float8_e4m3:rc", "2500x32001x4096:bfloat16:rc",
 ]
+# v38: the nn.Linear layout with M and N unaligned (an output projection onto
+# an odd vocabulary or width after an odd token count), chosen before
+# measuring with the family of commit abcdaf4 frozen: six bf16 cases (a class
+# first measured in v37, two cases) and four fp16 ones (a gated class).
+V38_HELD_OUT = [
+    "333x50257x3584:bfloat16:rc", "777x50257x2048:bfloat16:rc", "1500x32001x3584:bfloat16:rc",
+    "555x11001x5120:bfloat16:rc", "3000x50257x4096:bfloat16:rc", "1000x7001x2048:bfloat16:rc",
+    "777x32001x3584:float16:rc", "1500x50257x2048:float16:rc", "333x11001x3584:float16:rc",
+    "2500x7001x4096:float16:rc",
+]
 CASE_SETS = {
     "v5a": (V5A_CALIBRATION, V5A_HELD_OUT),
     "v5b": (V5B_CALIBRATION, V5B_HELD_OUT),
@@ -508,6 +518,7 @@ CASE_SETS = {
     "v35": ([], V35_HELD_OUT),
     "v36": ([], V36_HELD_OUT),
     "v37": ([], V37_HELD_OUT),
+    "v38": ([], V38_HELD_OUT),
 }
 
 BLOCK_MS = (64, 128, 256)
