@@ -138,12 +138,12 @@ constexpr const char* kGatedClasses =
     "bfloat16:rr:MNk,float8_e4m3:rc:MNk,tfloat32:rr:mNK,bfloat16:rr:mNK,"
     "bfloat16:rr:mnk,bfloat16:rr:Mnk,float16:rc:mnK,float16:rr:mnK,"
     "float16:rr:mnk,bfloat16:rr:MnK,float8_e4m3:rc:mnK,float16:rc:MnK,tfloat32:rr:MNK,"
-    "bfloat16:rc:MnK,float16:rc:MNK";
+    "bfloat16:rc:MnK,float16:rc:MNK,bfloat16:rc:mnK";
 TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
   std::string data;
   for (const char* v :
        {"v5a", "v5b", "v6", "v7", "v8", "v9", "v10", "v12", "v14", "v16", "v17", "v18", "v19", "v21", "v22", "v23",
-        "v24", "v25", "v26", "v28", "v29", "v30", "v31", "v32", "v34", "v35", "v36", "v37"})
+        "v24", "v25", "v26", "v28", "v29", "v30", "v31", "v32", "v34", "v35", "v36", "v37", "v38"})
     data += source_path(std::string("data/h200-triton-") + v) + " ";
   const CliResult r = run_cli("validate " + data + "--split heldout --class " + kGatedClasses +
                               " --max-top1-geomean 1.03 --max-top1-worst 1.10 --max-top5-geomean 1.01");
@@ -236,14 +236,19 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
   // the gate (12 cases with v37's five, 1.027 / 1.087 / 1.005), bf16 A and B
   // row-major with M and N unaligned left it on v37's 555x7001x1024 (1.217,
   // a separate known miss below). 245 cases: 1.012 / 1.099, best of top 5
-  // 1.003 (the family before 1.014 / 1.275 / 1.003).
-  EXPECT_NE(r.out.find("shapes 245:"), std::string::npos) << r.out;
+  // 1.003 (the family before 1.014 / 1.275 / 1.003). Then the fresh v38
+  // (the nn.Linear layout with M and N unaligned, nothing fitted; 10 cases,
+  // 1.012 / 1.053 / 1.000): bf16 joined with v37's two (8 cases, 1.018 /
+  // 1.062 / 1.000), fp16 gained four (11 cases, 1.013 / 1.087 / 1.004).
+  // 257 cases: 1.012 / 1.099, best of top 5 1.002.
+  EXPECT_NE(r.out.find("shapes 257:"), std::string::npos) << r.out;
   for (const char* c : {"float16:rr:MNK\n", "bfloat16:rr:MNK\n", "float8_e4m3:rc:MNK\n", "float8_e5m2:rc:MNK\n", "float16:rr:MNk\n",
                         "float16:rc:MNk\n", "float16:rc:mnk\n", "float16:rr:Mnk\n", "bfloat16:rr:MNk\n",
                         "float8_e4m3:rc:MNk\n", "tfloat32:rr:mNK\n", "bfloat16:rr:mNK\n",
                         "bfloat16:rr:mnk\n", "bfloat16:rr:Mnk\n", "float16:rc:mnK\n", "float16:rr:mnK\n",
                         "float16:rr:mnk\n", "bfloat16:rr:MnK\n", "float8_e4m3:rc:mnK\n",
-                        "float16:rc:MnK\n", "tfloat32:rr:MNK\n", "bfloat16:rc:MnK\n", "float16:rc:MNK\n"})
+                        "float16:rc:MnK\n", "tfloat32:rr:MNK\n", "bfloat16:rc:MnK\n", "float16:rc:MNK\n",
+                        "bfloat16:rc:mnK\n"})
     EXPECT_NE(r.out.find(c), std::string::npos) << c;
 }
 
@@ -256,19 +261,18 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
 // picks 128x128x64 where 64x256x64 wins by 11%); fp8 with M alone unaligned
 // (333x14336x4096: two blocks with a partial last round); fp8 with N alone
 // unaligned (C stored with narrow stores: 128x32001x1536 picks 64x256x128
-// with 8 warps where 128x64x128 wins by 11%); bf16 with B K-major and M and
-// N unaligned (two cases, a geomean of 1.032).
+// with 8 warps where 128x64x128 wins by 11%).
 // They must keep missing the committed thresholds (a fix moves them into the
 // gate above) and must not get worse than measured when the constants were
 // frozen.
 constexpr const char* kKnownMisses =
     "bfloat16:rc:MNK,float16:rr:MnK,float8_e4m3:rc:mNK,float8_e4m3:rc:MnK,float16:rr:mNK,float16:rc:mNK,"
-    "bfloat16:rc:mNK,bfloat16:rc:mnK";
+    "bfloat16:rc:mNK";
 TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   std::string data;
   for (const char* v :
        {"v5a", "v5b", "v6", "v7", "v8", "v9", "v10", "v12", "v14", "v16", "v17", "v18", "v19", "v21", "v22", "v23",
-        "v24", "v25", "v26", "v28", "v29", "v30", "v31", "v32", "v33", "v34", "v35", "v36", "v37"})
+        "v24", "v25", "v26", "v28", "v29", "v30", "v31", "v32", "v33", "v34", "v35", "v36", "v37", "v38"})
     data += source_path(std::string("data/h200-triton-") + v) + " ";
   // 6 tf32 + 1 fp16 rc:MNK + 14 fp16 rr:MnK (3 of v24) + 4 bf16 rr:mnK (2 of
   // v24) + 5 fp8 rc:mNK + 4 fp8 rc:MnK +
@@ -337,9 +341,11 @@ TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   // bf16 with B K-major and M and N unaligned, first measured there (2 cases,
   // 1.032 / 1.062 / 1.000: 3000x1000x2048 picks 128x64x64 where 64x128x64
   // wins by 6%). 98 cases: 1.025 / 1.152, best of top 5 1.005 (the family
-  // before 1.027 / 1.344 / 1.006).
+  // before 1.027 / 1.344 / 1.006). The fresh v38 took that bf16 class to
+  // the gate (8 cases, 1.018 / 1.062 / 1.000): 96 cases, 1.025 / 1.152,
+  // best of top 5 1.005.
   expect_known_miss(data + "--split heldout --class " + kKnownMisses,
-                    "--max-top1-geomean 1.05 --max-top1-worst 1.16 --max-top5-geomean 1.02", 98);
+                    "--max-top1-geomean 1.05 --max-top1-worst 1.16 --max-top5-geomean 1.02", 96);
 }
 
 // bf16 with A and B row-major and M and N unaligned (B through registers, C
