@@ -222,19 +222,19 @@ TEST(Epilogue, SpillIsAPricedWarningOncePerTile) {
 TEST(Epilogue, NarrowStoresOfTheProgramsSharingAnSmQueue) {
   const TimeConstants k = time_for(default_family(), DType::float16);
   // 64x128x64, 2 stages (one stage in flight: the round trip binds the path),
-  // 264 programs: one round of two on each of the 132 SMs.
+  // on 1024 x 4217 (N unaligned: C stored narrow): 16 x 33 = 528 programs,
+  // four on each of the 132 SMs.
   const TileConfig cfg{64, 128, 64, 2, 128};
-  const GemmProblem p = vector_operands(4001);
-  GemmProblem one_round = p;
-  one_round.m = 1024, one_round.n = 33 * 128 - 7;  // 16 x 33 = 528 tiles: two rounds of two per SM
+  GemmProblem problem = vector_operands(4001);
+  problem.m = 1024, problem.n = 33 * 128 - 7;
   for (const int64_t blocks : {1, 2}) {
-    TileCosts t = detail::tile_costs(h200(), cfg, one_round, blocks, false, k, 0.0, 0.0);
+    TileCosts t = detail::tile_costs(h200(), cfg, problem, blocks, false, k, 0.0, 0.0);
     ASSERT_GT(t.narrow_store_us, 0.0);
     ASSERT_FALSE(t.paired_narrow);
-    const Prediction base = detail::predict(h200(), one_round, t, k, 8);
+    const Prediction base = detail::predict(h200(), problem, t, k, 8);
     const double d = 0.5;  // µs more of narrow stores per tile
     t.narrow_store_us += d;
-    const Prediction more = detail::predict(h200(), one_round, t, k, 8);
+    const Prediction more = detail::predict(h200(), problem, t, k, 8);
     // Four programs per SM: one block runs four rounds of one (4 d); two run
     // two rounds of two, each program's path waiting for both programs' stores (4 d).
     EXPECT_NEAR(more.sm_us - base.sm_us, 4.0 * d, 1e-9) << blocks << " blocks/SM";
@@ -242,9 +242,9 @@ TEST(Epilogue, NarrowStoresOfTheProgramsSharingAnSmQueue) {
     // the round is the path while the SM's resources are not the bound.
     t.narrow_store_us -= d;
     t.paired_narrow = true;
-    const Prediction paired = detail::predict(h200(), one_round, t, k, 8);
+    const Prediction paired = detail::predict(h200(), problem, t, k, 8);
     t.narrow_store_us += d;
-    const Prediction paired_more = detail::predict(h200(), one_round, t, k, 8);
+    const Prediction paired_more = detail::predict(h200(), problem, t, k, 8);
     EXPECT_NEAR(paired_more.sm_us - paired.sm_us, (blocks == 1 ? 4.0 : 2.0) * d, 1e-9) << blocks << " blocks/SM";
   }
 }
