@@ -484,7 +484,14 @@ V38_HELD_OUT = [
     "777x32001x3584:float16:rc", "1500x50257x2048:float16:rc", "333x11001x3584:float16:rc",
     "2500x7001x4096:float16:rc",
 ]
+# M = 1 (a decode step of one token), which Triton compiles apart: calibration
+# cases for the study of that class (data/h200-triton-m1a).
+M1A_CALIBRATION = [
+    "1x4096x4096", "1x4096x14336", "1x14336x4096", "1x28672x4096",
+    "1x4096x4096:float16:rc", "1x14336x4096:float16:rc", "1x8192x8192:bfloat16:rr", "1x8192x28672:bfloat16:rc",
+]
 CASE_SETS = {
+    "m1a": (M1A_CALIBRATION, []),
     "v5a": (V5A_CALIBRATION, V5A_HELD_OUT),
     "v5b": (V5B_CALIBRATION, V5B_HELD_OUT),
     "v6": ([], V6_HELD_OUT),
@@ -580,9 +587,11 @@ class Case(tuple):
 
     def klass(self):
         """What Triton specializes on: the input type, the layouts, and which
-        of M, N, K are multiples of 16 (upper case) or not (lower case). The
-        strides are M, N or K themselves (packed operands), so they follow."""
-        flags = "".join(c if d % 16 == 0 else c.lower() for c, d in zip("MNK", self[:3]))
+        of M, N, K are multiples of 16 (upper case), equal to 1 ("1": Triton
+        specializes an integer argument equal to 1 apart) or neither (lower
+        case). The strides are M, N or K themselves (packed operands), so they
+        follow."""
+        flags = "".join("1" if d == 1 else c if d % 16 == 0 else c.lower() for c, d in zip("MNK", self[:3]))
         return f"{self.dtype}:{self.a_layout[0]}{self.b_layout[0]}:{flags}"
 
 
@@ -603,9 +612,9 @@ def parse_case(text):
 
 
 def proxy_case(klass):
-    """A small case of the same class: 256 for a multiple of 16, 264 otherwise."""
+    """A small case of the same class: 256 for a multiple of 16, 1 for 1, 264 otherwise."""
     dtype, lay, flags = klass.split(":")
-    dims = [256 if c.isupper() else 264 for c in flags]
+    dims = [1 if c == "1" else 256 if c.isupper() else 264 for c in flags]
     full = {"r": "row", "c": "col"}
     return Case(*dims, dtype, full[lay[0]], full[lay[1]])
 
@@ -983,7 +992,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True, help="output folder (created)")
     ap.add_argument("--shapes", help="comma list of cases (MxNxK or MxNxK:dtype:LL, L = r|c), or the sets "
-                    "'calibration' / 'heldout' (fp16 v1-v3), 'v5a', 'v5b', 'v6', 'v7', 'v8', 'v9', 'v10', 'v11', 'v12', 'v14', 'v16' "
+                    "'calibration' / 'heldout' (fp16 v1-v3), 'v5a', 'v5b', 'v6', 'v7', 'v8', 'v9', 'v10', 'v11', 'v12', 'v14', 'v16', 'm1a' and the other names of CASE_SETS "
                     "(default: all fp16 calibration shapes, then all held-out ones)")
     ap.add_argument("--configs", help="comma list of configuration keys to run")
     ap.add_argument("--case-configs", help="JSON file {case: [configuration keys]}: run those cases, each "
