@@ -317,7 +317,7 @@ std::string shape_name(const GemmProblem& p) {
 std::string problem_class(const GemmProblem& p) {
   std::string flags;
   for (auto [c, d] : {std::pair<char, int64_t>{'M', p.m}, {'N', p.n}, {'K', p.k}})
-    flags.push_back(d % kDivisibility == 0 ? c : static_cast<char>(c - 'A' + 'a'));
+    flags.push_back(d == 1 ? '1' : d % kDivisibility == 0 ? c : static_cast<char>(c - 'A' + 'a'));
   return fmt::format("{}:{}{}:{}", to_string(p.dtype), p.a_layout == Layout::row ? 'r' : 'c',
                      p.b_layout == Layout::row ? 'r' : 'c', flags);
 }

@@ -60,10 +60,12 @@ void run(const CLI::App& app, const ValidateFlags& fl) {
       const std::string c = fl.classes.substr(start, comma - start);
       const std::optional<GemmProblem> probe = parse_shape("16x16x16:" + c.substr(0, c.rfind(':')));
       const std::string flags = c.rfind(':') == std::string::npos ? "" : c.substr(c.rfind(':') + 1);
-      if (!probe || flags.size() != 3 || (flags[0] != 'M' && flags[0] != 'm') || (flags[1] != 'N' && flags[1] != 'n') ||
-          (flags[2] != 'K' && flags[2] != 'k'))
+      const auto flag_ok = [&](std::size_t i, char upper) {
+        return flags[i] == upper || flags[i] == upper - 'A' + 'a' || flags[i] == '1';
+      };
+      if (!probe || flags.size() != 3 || !flag_ok(0, 'M') || !flag_ok(1, 'N') || !flag_ok(2, 'K'))
         throw UsageError(fmt::format("--class '{}' is not a class DTYPE:LL:MNK (e.g. float16:rr:MNk; upper case = a "
-                                     "multiple of 16)", c));
+                                     "multiple of 16, 1 = equal to 1)", c));
       only.push_back(c);
       start = comma + 1;
     }

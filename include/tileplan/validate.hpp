@@ -85,7 +85,10 @@ std::optional<GemmProblem> parse_shape(std::string_view s);
 std::string shape_name(const GemmProblem& p);
 // What a Triton kernel is specialized on for a packed problem:
 // "dtype:LL:FFF", FFF = M, N, K, each upper case when a multiple of 16,
-// e.g. "float16:rr:MNk" (K = 1000). The unit validate scores and groups by.
+// "1" when equal to 1 (Triton specializes an integer argument equal to 1
+// apart), lower case otherwise: e.g. "float16:rr:MNk" (K = 1000),
+// "float16:rr:1NK" (a decode step of one token). The unit validate scores
+// and groups by.
 std::string problem_class(const GemmProblem& p);
 
 // A shape's split: the first dataset whose split.json lists it decides.

@@ -109,6 +109,9 @@ TEST(ParseShape, CasesWithTypeAndLayouts_RoundTrip) {
   EXPECT_EQ(shape_name(*q), "1000x4096x1500");
   EXPECT_EQ(problem_class(*q), "float16:rr:mNk");
   EXPECT_EQ(problem_class(*parse_shape("16x32x48")), "float16:rr:MNK");
+  // Triton specializes an integer argument equal to 1 apart from the others.
+  EXPECT_EQ(problem_class(*parse_shape("1x4096x14336")), "float16:rr:1NK");
+  EXPECT_EQ(problem_class(*parse_shape("17x1x1:bfloat16:rc")), "bfloat16:rc:m11");
 }
 
 TEST(LoadDataset, ClassesKeepTheirOwnConfigurations) {
