@@ -166,10 +166,11 @@ std::size_t Planner::slot_of(const GemmProblem& p) {
   const ProblemAccess acc = problem_access(p);
   const std::size_t bits = (acc.a.async_copy ? 0u : 32u) | (acc.a.through_registers ? 16u : 0u) |
                            (acc.b.async_copy ? 0u : 8u) | (acc.b.through_registers ? 4u : 0u) |
-                           (acc.c.vector_bytes < kMaxVectorBytes ? 2u : 0u) | (p.b_layout == Layout::col ? 1u : 0u);
+                           (acc.c.vector_bytes < kMaxVectorBytes ? 2u : 0u) | (p.b_layout == Layout::col ? 1u : 0u) |
+                           (acc.a.one_row ? 64u : 0u);
   const DType out = p.c_dtype();
   const std::size_t out_index = out == DType::float16 ? 0 : out == DType::bfloat16 ? 1 : 2;
-  return (static_cast<std::size_t>(p.dtype) * 3 + out_index) * 64 + bits;
+  return (static_cast<std::size_t>(p.dtype) * 3 + out_index) * 128 + bits;
 }
 
 const Planner::Table& Planner::table_for(const GemmProblem& p) const {

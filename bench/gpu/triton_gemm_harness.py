@@ -490,8 +490,19 @@ M1A_CALIBRATION = [
     "1x4096x4096", "1x4096x14336", "1x14336x4096", "1x28672x4096",
     "1x4096x4096:float16:rc", "1x14336x4096:float16:rc", "1x8192x8192:bfloat16:rr", "1x8192x28672:bfloat16:rc",
 ]
+# Fresh M = 1 cases, chosen before measuring, after one_row_a_extra was
+# frozen (data/h200-triton-m1b): decode projections of real models in fp16,
+# bf16 and fp8 (e4m3, B K-major; no fp8 case has M = 1 in the calibration).
+M1B_HELD_OUT = [
+    "1x6144x4096", "1x11008x4096", "1x4096x11008",
+    "1x4096x14336:float16:rc", "1x32000x4096:float16:rc",
+    "1x5120x13824:bfloat16:rr", "1x10240x8192:bfloat16:rc", "1x57344x8192:bfloat16:rc",
+    "1x3584x18944:bfloat16:rc",
+    "1x4096x14336:float8_e4m3:rc", "1x14336x4096:float8_e4m3:rc", "1x6144x4096:float8_e4m3:rc",
+]
 CASE_SETS = {
     "m1a": (M1A_CALIBRATION, []),
+    "m1b": ([], M1B_HELD_OUT),
     "v5a": (V5A_CALIBRATION, V5A_HELD_OUT),
     "v5b": (V5B_CALIBRATION, V5B_HELD_OUT),
     "v6": ([], V6_HELD_OUT),

@@ -104,6 +104,13 @@ LONG_K = [(1024, 1024, 8192), (512, 512, 16384), (1536, 1536, 1536)]
 ALL_SHAPES = [(m, n, k) for (n, k) in DECODE_NK for m in DECODE_MS] + LONG_K
 HELD_OUT = [(1024, 1024, 8192), (32, 14336, 4096), (64, 4096, 14336), (128, 4096, 4096)]
 CALIBRATION = [s for s in ALL_SHAPES if s not in HELD_OUT]
+# Fresh M = 1 decode steps, chosen before measuring, after one_row_a_extra
+# was frozen (data/h200-triton-splitk-m1b; run with --all-held-out, one
+# --dtype per run).
+M1B_HELD_OUT = {
+    "float16": [(1, 4096, 11008), (1, 2048, 8192), (1, 1024, 16384), (1, 5120, 5120)],
+    "bfloat16": [(1, 4096, 4096), (1, 3072, 8192), (1, 2560, 10240), (1, 8192, 2048)],
+}
 
 BLOCK_MS = (64, 128)
 BLOCK_NS = (64, 128, 256)

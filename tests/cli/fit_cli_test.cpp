@@ -71,7 +71,10 @@ TEST(FitCli, Tf32ConstantsBeatTheirRefitWithTheTransposesQueued) {
   const std::string fix =
       " --fix narrow_access_cycles --fix launch_us --fix tile_overhead_us --fix epilogue_factor"
       " --fix miss_latency_cycles --fix load_latency_cycles --fix mma_n_half --fix kmajor_wide_n --fix tail_sync"
-      " --fix overlap_power ";
+      " --fix overlap_power"
+      // Constants that came after the tf32 refit, fitted on other types'
+      // cases, are not part of it: held, as in the refit the docs record.
+      " --fix l2_request_bytes --fix one_row_a_extra ";
   json start = shipped();
   start["by_input_type"]["tfloat32"]["time"].erase("iteration_cycles");
   start["by_input_type"]["tfloat32"]["time"].erase("transpose_cycles");
