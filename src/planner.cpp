@@ -73,6 +73,7 @@ void finish_calibrated(Verdict& v, const GemmProblem& p, const Device& dev, cons
   v.l2_async_bytes = costs.l2_async_bytes;
   v.l2_requests = costs.l2_requests;
   v.l2_stage_bytes = costs.l2_stage_bytes;
+  v.one_row_a_bytes = costs.one_row_a_bytes;
   // kmajor_wide_n priced a warpgroup wider than 128 columns: say so.
   if (costs.serialized_wgmma_cols > 0)
     v.warnings.push({FindingKind::serialized_wgmma, costs.serialized_wgmma_cols, 128});

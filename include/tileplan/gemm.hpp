@@ -133,7 +133,7 @@ struct OperandAccess {
   // Triton compiles M = 1 apart (it specializes an integer argument equal
   // to 1), and every row of the kernel's A tile is then that one row: each
   // copy of it requests the same cache lines (measured: the same kernel runs
-  // 1.1-2.5x slower than at M = 8, the more the larger A's share of a
+  // 1.0-2.5x slower than at M = 8, the more the larger A's share of a
   // stage; data/h200-profile-m1).
   bool one_row = false;
 };

@@ -128,14 +128,21 @@ TEST(SplitKCli, Validate_HeldOutSplitK_MeetsCommittedThresholds) {
   EXPECT_NE(r.out.find("split-K: the calibrated pick against cuBLAS"), std::string::npos) << r.out;
 }
 
-// Decode at M = 1 and M = 8 (data/h200-triton-splitk-v3): the frozen model
-// misses the thresholds there (M = 1 is a Triton specialization the model
-// does not know); it must keep missing them (a fix moves the data into the
-// gate above) and must not get worse than measured when the data came in.
+// Decode at M = 1 and M = 8 (data/h200-triton-splitk-v3, and the fresh
+// data/h200-triton-splitk-m1b measured after one_row_a_extra was frozen):
+// the frozen model misses the thresholds there. A of one row (M = 1) took
+// the unsplit M = 1 cases into the main gate and these from 1.052 / 1.162
+// (v3) and 1.138 / 1.547, 1.232 / 1.568 (m1b fp16, bf16) to 1.033 / 1.098,
+// 1.056 / 1.196 and 1.118 / 1.257: the picks' 64x256 splits run 1.3-1.4x
+// their predicted time where 64x128 splits run at theirs (docs/model.md §6).
+// They must keep missing (a fix moves them into the gate above) and must
+// not get worse than measured when the data came in.
 TEST(SplitKCli, Validate_DecodeMBelow16_KnownMissStaysBounded) {
   const std::string data = source_path("data/h200-triton-splitk-v3/fp16-m1") + " " +
-                           source_path("data/h200-triton-splitk-v3/fp16-m8");
-  expect_known_miss(data, "--max-top1-geomean 1.12 --max-top1-worst 1.54 --max-top5-geomean 1.01", 6);
+                           source_path("data/h200-triton-splitk-v3/fp16-m8") + " " +
+                           source_path("data/h200-triton-splitk-m1b/fp16") + " " +
+                           source_path("data/h200-triton-splitk-m1b/bf16");
+  expect_known_miss(data, "--max-top1-geomean 1.13 --max-top1-worst 1.27 --max-top5-geomean 1.12", 14);
 }
 
 }  // namespace

@@ -183,6 +183,16 @@ TEST(Family, EveryRule_IsAnErrorNamingTheKey) {
       {"/time/constants/l2_request_bytes", 80, false, "'time.constants.l2_request_bytes' must be an object"},
       {"/by_input_type/float8_e4m3/time/l2_request_bytes", json::object({{"value", 1e300}}), false,
        "l2_request_bytes 1e+300 must be a finite number between 0 and 1e9 (for float8_e4m3)"},
+      // one_row_a_extra: optional, in range when present.
+      {"/time/constants/one_row_a_extra/value", -1, false,
+       "one_row_a_extra -1 must be a finite number between 0 and 1e9"},
+      {"/time/constants/one_row_a_extra/value", 1e300, false,
+       "one_row_a_extra 1e+300 must be a finite number between 0 and 1e9"},
+      {"/time/constants/one_row_a_extra/value", "5", false,
+       "'time.constants.one_row_a_extra.value' must be a number"},
+      {"/time/constants/one_row_a_extra", 5, false, "'time.constants.one_row_a_extra' must be an object"},
+      {"/by_input_type/tfloat32/time/one_row_a_extra", json::object({{"value", -0.5}}), false,
+       "one_row_a_extra -0.5 must be a finite number between 0 and 1e9 (for tfloat32)"},
       {"/space/block_m", json::array(), false, "space.block_m"},
       // The epilogue's row term: optional, in range when present.
       {"/registers/constants/per_narrow_c_row_accumulator/value", 2e6, false,
