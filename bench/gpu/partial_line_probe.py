@@ -18,17 +18,11 @@ whether half-line rows cost requests the L2 pays for beyond their sectors.
 Writes DIR/probe.jsonl (one line per case, variant and round), prints a
 table of medians, and with --ncu DIR/ncu/<case>.csv (ncu's --csv output).
 """
-import argparse
 import os
 import sys
-import time
-
-import torch
-import triton
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import probe_util as pu  # noqa: E402
-import triton_gemm_harness as h  # noqa: E402
 
 CASES = ["555x10240x8192:bfloat16:rc", "555x10240x8192:bfloat16:rr",
          "4096x4096x4096:bfloat16:rc", "4096x4096x4096:bfloat16:rr"]
@@ -56,61 +50,5 @@ NCU_METRICS = [
 ]
 
 
-def variant(case, key):
-    a, b, c = h.case_tensors(case)
-    cfg = h.parse_config_key(key)
-    kernel = h.matmul_kernel.warmup(*h.kernel_args(a, b, c), grid=(1,), **h.meta_args(cfg))
-    kernel._init_handles()
-    grid = (triton.cdiv(case.M, cfg["BM"]) * triton.cdiv(case.N, cfg["BN"]),)
-
-    def launch():
-        h.matmul_kernel[grid](*h.kernel_args(a, b, c), **h.meta_args(cfg))
-
-    c.fill_(float("nan"))
-    launch()
-    torch.cuda.synchronize()
-    rel, nans = h.rel_error(c, a.float() @ b.float())
-    row = dict(case=case.name(), key=key, n_regs=int(kernel.n_regs), n_spills=int(kernel.n_spills),
-               shared=int(kernel.metadata.shared), rel_err=rel, nans=nans)
-    return row, launch
-
-
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--ncu", action="store_true")
-    ap.add_argument("--one", help="(internal) launch each variant once on this case, for ncu")
-    args = ap.parse_args()
-    torch.manual_seed(20261202)
-    if args.one:
-        case = h.parse_case(args.one)
-        for key in VARIANTS:
-            _, launch = variant(case, key)
-            launch()
-            torch.cuda.synchronize()
-        return
-    os.makedirs(args.out, exist_ok=True)
-    cases = [h.parse_case(c) for c in CASES]
-    t0 = time.perf_counter()
-    h.compile_all(sorted({c.klass() for c in cases}), [h.parse_config_key(k) for k in VARIANTS], os.cpu_count() or 4)
-    print(f"# compile {time.perf_counter() - t0:.1f} s", flush=True)
-    t0 = time.perf_counter()
-    launches, rows = {}, {}
-    for case in cases:
-        for key in VARIANTS:
-            row, launch = variant(case, key)
-            launches[(case, key)] = launch
-            rows[(case, key)] = row
-            assert row["nans"] == 0 and row["rel_err"] < 1e-2, row
-    times = pu.timing_rounds(launches, rows, args.rounds, os.path.join(args.out, "probe.jsonl"))
-    print(f"# timing {time.perf_counter() - t0:.1f} s", flush=True)
-    pu.print_medians(cases, VARIANTS, times, lambda case: case.name())
-    if args.ncu:
-        me = [sys.executable, os.path.abspath(__file__), "--out", args.out, "--one"]
-        pu.ncu_each([(case.name().replace(":", "_"), me + [case.name()]) for case in cases], NCU_METRICS,
-                    os.path.join(args.out, "ncu"))
-
-
 if __name__ == "__main__":
-    main()
+    pu.tutorial_probe_main(__doc__, __file__, CASES, VARIANTS, NCU_METRICS, 20261202)
