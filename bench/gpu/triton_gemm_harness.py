@@ -500,8 +500,15 @@ M1B_HELD_OUT = [
     "1x3584x18944:bfloat16:rc",
     "1x4096x14336:float8_e4m3:rc", "1x14336x4096:float8_e4m3:rc", "1x6144x4096:float8_e4m3:rc",
 ]
+# Speculative-decoding sizes (M = 2 and 4: Triton's general kernel, whose A
+# tile repeats A's rows BM/M times), chosen before measuring, the model
+# frozen (data/h200-triton-m24): how the model fares where nothing was fitted.
+M24_HELD_OUT = [
+    "2x4096x4096", "4x6144x4096", "4x4096x14336", "2x14336x4096:bfloat16:rc", "4x10240x8192:bfloat16:rc",
+]
 CASE_SETS = {
     "m1a": (M1A_CALIBRATION, []),
+    "m24": ([], M24_HELD_OUT),
     "m1b": ([], M1B_HELD_OUT),
     "v5a": (V5A_CALIBRATION, V5A_HELD_OUT),
     "v5b": (V5B_CALIBRATION, V5B_HELD_OUT),

@@ -107,6 +107,9 @@ CALIBRATION = [s for s in ALL_SHAPES if s not in HELD_OUT]
 # Fresh M = 1 decode steps, chosen before measuring, after one_row_a_extra
 # was frozen (data/h200-triton-splitk-m1b; run with --all-held-out, one
 # --dtype per run).
+# Fresh M = 8 decode steps (fp16), chosen before measuring, the model frozen
+# (data/h200-triton-splitk-m8b; --all-held-out).
+M8B_HELD_OUT = [(8, 4096, 11008), (8, 2048, 8192), (8, 5120, 5120), (8, 1024, 16384)]
 M1B_HELD_OUT = {
     "float16": [(1, 4096, 11008), (1, 2048, 8192), (1, 1024, 16384), (1, 5120, 5120)],
     "bfloat16": [(1, 4096, 4096), (1, 3072, 8192), (1, 2560, 10240), (1, 8192, 2048)],
