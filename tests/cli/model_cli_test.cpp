@@ -280,7 +280,7 @@ TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   std::string data;
   for (const char* v :
        {"v5a", "v5b", "v6", "v7", "v8", "v9", "v10", "v12", "v14", "v16", "v17", "v18", "v19", "v21", "v22", "v23",
-        "v24", "v25", "v26", "v28", "v29", "v30", "v31", "v32", "v33", "v34", "v35", "v36", "v37", "v38"})
+        "v24", "v25", "v26", "v28", "v29", "v30", "v31", "v32", "v33", "v34", "v35", "v36", "v37", "v38", "m24"})
     data += source_path(std::string("data/h200-triton-") + v) + " ";
   // 6 tf32 + 1 fp16 rc:MNK + 14 fp16 rr:MnK (3 of v24) + 4 bf16 rr:mnK (2 of
   // v24) + 5 fp8 rc:mNK + 4 fp8 rc:MnK +
@@ -351,9 +351,12 @@ TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   // wins by 6%). 98 cases: 1.025 / 1.152, best of top 5 1.005 (the family
   // before 1.027 / 1.344 / 1.006). The fresh v38 took that bf16 class to
   // the gate (8 cases, 1.018 / 1.062 / 1.000): 96 cases, 1.025 / 1.152,
-  // best of top 5 1.005.
+  // best of top 5 1.005. Then the fresh m24, speculative-decoding sizes
+  // (M = 2 and 4, nothing fitted): three fp16 rr:mNK and two bf16 rc:mNK
+  // cases, 1.022 / 1.057 / 1.011. 101 cases: 1.024 / 1.152, best of top 5
+  // 1.006.
   expect_known_miss(data + "--split heldout --class " + kKnownMisses,
-                    "--max-top1-geomean 1.05 --max-top1-worst 1.16 --max-top5-geomean 1.02", 96);
+                    "--max-top1-geomean 1.05 --max-top1-worst 1.16 --max-top5-geomean 1.02", 101);
 }
 
 // bf16 with A and B row-major and M and N unaligned (B through registers, C

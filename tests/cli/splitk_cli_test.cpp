@@ -135,14 +135,17 @@ TEST(SplitKCli, Validate_HeldOutSplitK_MeetsCommittedThresholds) {
 // (v3) and 1.138 / 1.547, 1.232 / 1.568 (m1b fp16, bf16) to 1.033 / 1.098,
 // 1.056 / 1.196 and 1.118 / 1.257: the picks' 64x256 splits run 1.3-1.4x
 // their predicted time where 64x128 splits run at theirs (docs/model.md §6).
+// The fresh m8b (M = 8, fp16, nothing fitted: 1.083 / 1.135 / 1.035) misses
+// the same way: 64x256 splits picked where 64x128 or 64x64 splits win.
 // They must keep missing (a fix moves them into the gate above) and must
 // not get worse than measured when the data came in.
 TEST(SplitKCli, Validate_DecodeMBelow16_KnownMissStaysBounded) {
   const std::string data = source_path("data/h200-triton-splitk-v3/fp16-m1") + " " +
                            source_path("data/h200-triton-splitk-v3/fp16-m8") + " " +
                            source_path("data/h200-triton-splitk-m1b/fp16") + " " +
-                           source_path("data/h200-triton-splitk-m1b/bf16");
-  expect_known_miss(data, "--max-top1-geomean 1.13 --max-top1-worst 1.27 --max-top5-geomean 1.12", 14);
+                           source_path("data/h200-triton-splitk-m1b/bf16") + " " +
+                           source_path("data/h200-triton-splitk-m8b");
+  expect_known_miss(data, "--max-top1-geomean 1.13 --max-top1-worst 1.27 --max-top5-geomean 1.12", 18);
 }
 
 }  // namespace
