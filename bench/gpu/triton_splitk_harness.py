@@ -19,6 +19,15 @@ more constexprs:
            "workspace": every split stores its fp32 tile to wsk[split, M, N],
                         then a reduction kernel sums the SPLIT_K partials and
                         writes fp16 C; the timed fn is GEMM + reduction.
+           "fused":     one kernel. Every split adds its tile into ws32[M,N]
+                        with tl.atomic_add(sem="relaxed"), then (after a CTA
+                        barrier) increments its tile's counter with an
+                        acq_rel atomic; the program that sees SPLIT_K - 1 is
+                        the tile's last: it reads the summed tile (.cg),
+                        writes C, stores zeros back into its part of ws32 and
+                        resets the counter. ws32 and the counters are zeroed
+                        once at allocation and left zero by every launch, so
+                        the timed fn is the GEMM alone.
            The cast is the reduction kernel with SPLIT = 1.
 
 Output (format of data/h200-triton/, see bench/gpu/SPLITK.md):
@@ -125,8 +134,10 @@ GROUP_M = 8
 # Budget rule (see the docstring): no stages-3 tiles for SPLIT_K >= this.
 DROP_STAGES3_FROM_SPLIT = 8
 
-VARIANTS = ("none", "atomic", "workspace")
-MODE = {"none": 0, "atomic": 1, "workspace": 2}
+VARIANTS = ("none", "atomic", "workspace", "fused")
+MODE = {"none": 0, "atomic": 1, "workspace": 2, "fused": 3}
+# The split variants a run measures unless --variants says otherwise.
+DEFAULT_SPLIT_VARIANTS = ("atomic", "workspace")
 
 # Smoke test: 2 shapes x 4 tiles (one refused for shared memory), all splits.
 QUICK_TILES = ["64x64x128_s4_w4", "64x128x64_s3_w4", "128x128x64_s4_w8", "128x256x128_s3_w8"]
@@ -172,18 +183,26 @@ def tile_grid():
     return grid
 
 
-def kernel_grid(tiles, splits=SPLITS, all_stages=False):
+def kernel_grid(tiles, splits=SPLITS, all_stages=False, split_variants=DEFAULT_SPLIT_VARIANTS):
     """Every (tile, split, variant) kernel, tile-major, in a stable order."""
     out = []
     for t in tiles:
         for s in splits:
             if s >= DROP_STAGES3_FROM_SPLIT and t["stages"] == 3 and not all_stages:
                 continue
-            for v in (("none",) if s == 1 else ("atomic", "workspace")):
+            for v in (("none",) if s == 1 else split_variants):
                 cfg = dict(t)
                 cfg.update(split_k=s, variant=v, key=kernel_key(t, s, v))
                 out.append(cfg)
     return out
+
+
+def fused_dirty(ws32, lock):
+    """What a fused launch left behind: nonzero workspace elements or counters (None if nothing)."""
+    torch.cuda.synchronize()
+    nz_ws = int(torch.count_nonzero(torch.nan_to_num(ws32, nan=1.0)).item())
+    nz_lock = int(torch.count_nonzero(lock).item())
+    return f"{nz_ws} workspace elements, {nz_lock} counters nonzero" if nz_ws or nz_lock else None
 
 
 def pipeline_smem_bytes(t):
@@ -207,7 +226,7 @@ def k_split_info(K, BK, split_k):
 
 @triton.jit
 def splitk_matmul_kernel(
-    a_ptr, b_ptr, c_ptr, w_ptr,
+    a_ptr, b_ptr, c_ptr, w_ptr, lock_ptr,
     M, N, K,
     stride_am, stride_ak,
     stride_bk, stride_bn,
@@ -217,7 +236,9 @@ def splitk_matmul_kernel(
     GROUP_M: tl.constexpr, SPLIT_K: tl.constexpr, MODE: tl.constexpr,
 ):
     # MODE 0: C = A.B in fp16 (SPLIT_K must be 1); 1: atomic fp32 add into
-    # w[M,N]; 2: fp32 store into w[pid_k, M, N] (stride_ws elements apart).
+    # w[M,N]; 2: fp32 store into w[pid_k, M, N] (stride_ws elements apart);
+    # 3: atomic fp32 add into w[M,N], then the tile's last program (counted
+    # in lock[pid], int32) writes C and leaves w and lock zero again.
     # w uses C's strides.
     pid = tl.program_id(axis=0)
     pid_k = tl.program_id(axis=1)
@@ -277,8 +298,18 @@ def splitk_matmul_kernel(
         tl.store(c_ptr + offs_c, c, mask=c_mask)
     elif MODE == 1:
         tl.atomic_add(w_ptr + offs_c, accumulator, mask=c_mask, sem="relaxed")
-    else:
+    elif MODE == 2:
         tl.store(w_ptr + pid_k * stride_ws + offs_c, accumulator, mask=c_mask)
+    else:
+        tl.atomic_add(w_ptr + offs_c, accumulator, mask=c_mask, sem="relaxed")
+        # Every thread's adds are issued before the one release below.
+        tl.debug_barrier()
+        arrived = tl.atomic_add(lock_ptr + pid, 1, sem="acq_rel", scope="gpu")
+        if arrived == SPLIT_K - 1:
+            total = tl.load(w_ptr + offs_c, mask=c_mask, other=0.0, cache_modifier=".cg")
+            tl.store(c_ptr + offs_c, total.to(c_ptr.dtype.element_ty), mask=c_mask)
+            tl.store(w_ptr + offs_c, tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32), mask=c_mask)
+            tl.atomic_xchg(lock_ptr + pid, 0, sem="relaxed", scope="gpu")
 
 
 @triton.jit
@@ -294,10 +325,10 @@ def splitk_reduce_kernel(w_ptr, c_ptr, MN, stride_ws, SPLIT: tl.constexpr, BLOCK
     tl.store(c_ptr + offs, acc.to(c_ptr.dtype.element_ty), mask=mask)
 
 
-def gemm_args(a, b, c, w):
+def gemm_args(a, b, c, w, lock):
     M, K = a.shape
     _, N = b.shape
-    return (a, b, c, w, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+    return (a, b, c, w, lock, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
             c.stride(0), c.stride(1), M * N)
 
 
@@ -345,15 +376,17 @@ def proxy_tensors():
     b = torch.empty((K, N), device="cuda", dtype=dt)
     c = torch.empty((M, N), device="cuda", dtype=dt)
     w = torch.empty((max(SPLITS), M, N), device="cuda", dtype=torch.float32)
-    return a, b, c, w
+    lock = torch.zeros((triton.cdiv(M, min(BLOCK_MS)) * triton.cdiv(N, min(BLOCK_NS)),), device="cuda",
+                       dtype=torch.int32)
+    return a, b, c, w, lock
 
 
 def warm_kernel(task, tensors):
     """Compile (or load from the cache) one task: ("gemm", cfg) or ("aux", split)."""
     kind, item = task
-    a, b, c, w = tensors
+    a, b, c, w, lock = tensors
     if kind == "gemm":
-        return splitk_matmul_kernel.warmup(*gemm_args(a, b, c, w), grid=(1,), **gemm_meta(item))
+        return splitk_matmul_kernel.warmup(*gemm_args(a, b, c, w, lock), grid=(1,), **gemm_meta(item))
     mn = c.numel()
     return splitk_reduce_kernel.warmup(w, c, mn, mn, grid=(1,), **reduce_meta(item))
 
@@ -430,16 +463,17 @@ def fmt_ratio(x, y):
 def summary_tables(summary):
     """Markdown tables for the per-shape summaries (pure Python; used at the end)."""
     lines = ["| shape | split | best unsplit | ms | best split | ms | unsplit/split | best atomic ms | "
-             "best workspace ms | cuBLAS ms | best/cuBLAS |",
-             "|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|"]
+             "best workspace ms | best fused ms | cuBLAS ms | best/cuBLAS |",
+             "|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
     for s in summary:
         best = min([x for x in (s["best_none_ms"], s["best_split_ms"]) if x is not None], default=None)
         lines.append(
             f"| {s['shape']} | {s['split']} | {s['best_none_key'] or '–'} | {fmt_ms(s['best_none_ms'])} | "
             f"{s['best_split_key'] or '–'} | {fmt_ms(s['best_split_ms'])} | "
             f"{fmt_ratio(s['best_none_ms'], s['best_split_ms'])} | {fmt_ms(s['best_atomic_ms'])} | "
-            f"{fmt_ms(s['best_workspace_ms'])} | {fmt_ms(s['cublas_ms'])} | {fmt_ratio(best, s['cublas_ms'])} |")
-    lines += ["", "Best ms per split factor (either variant; k1 = unsplit):", "",
+            f"{fmt_ms(s['best_workspace_ms'])} | {fmt_ms(s.get('best_fused_ms'))} | {fmt_ms(s['cublas_ms'])} | "
+            f"{fmt_ratio(best, s['cublas_ms'])} |")
+    lines += ["", "Best ms per split factor (any variant; k1 = unsplit):", "",
               "| shape | " + " | ".join(f"k{k}" for k in SPLITS) + " |",
               "|---|" + "---:|" * len(SPLITS)]
     for s in summary:
@@ -472,7 +506,12 @@ def select_kernels(args):
     bad = [s for s in splits if s not in SPLITS]
     if bad:
         sys.exit(f"error: --splits: {bad} not in {SPLITS}")
-    return kernel_grid(tiles, splits, args.all_stages), splits
+    split_variants = (tuple(args.variants.split(",")) if args.variants else
+                      VARIANTS[1:] if args.quick else DEFAULT_SPLIT_VARIANTS)
+    bad = [v for v in split_variants if v not in VARIANTS or v == "none"]
+    if bad or not split_variants:
+        sys.exit(f"error: --variants: {bad or 'empty'}: the split variants are {VARIANTS[1:]}")
+    return kernel_grid(tiles, splits, args.all_stages, split_variants), splits
 
 
 def select_shapes(args):
@@ -511,6 +550,8 @@ def main():
                     "docstring, calibration first)")
     ap.add_argument("--tiles", help="comma list of tile keys BMxBNxBK_sS_wW")
     ap.add_argument("--splits", help="comma list of split factors (default 1,2,4,8,16)")
+    ap.add_argument("--variants", help="comma list of the split variants to measure (of atomic, workspace, "
+                    f"fused; default {','.join(DEFAULT_SPLIT_VARIANTS)}); SPLIT_K = 1 is always 'none'")
     ap.add_argument("--all-stages", action="store_true",
                     help=f"keep stages-3 tiles for SPLIT_K >= {DROP_STAGES3_FROM_SPLIT} (dropped by default)")
     ap.add_argument("--quick", action="store_true",
@@ -522,6 +563,8 @@ def main():
     ap.add_argument("--all-held-out", action="store_true",
                     help="split.json lists every measured shape as held out (a fresh set measured after the "
                     "model's constants were frozen)")
+    ap.add_argument("--all-calibration", action="store_true",
+                    help="split.json lists every measured shape as calibration (a set to fit on)")
     ap.add_argument("--dtype", default="float16", choices=["float16", "bfloat16"],
                     help="input and output type of the GEMM (default float16)")
     ap.add_argument("--seed", type=int, default=20261202)
@@ -539,7 +582,10 @@ def main():
     aux_splits = sorted({1} | {s for s in splits if s > 1})
     est_compile, est_timing = plan(len(kernels) + len(aux_splits), len(shapes), len(kernels))
 
-    calibration, held_out = ([], shapes) if args.all_held_out else (CALIBRATION, HELD_OUT)
+    if args.all_held_out and args.all_calibration:
+        sys.exit("error: --all-held-out and --all-calibration exclude each other")
+    calibration, held_out = (([], shapes) if args.all_held_out else (shapes, []) if args.all_calibration
+                             else (CALIBRATION, HELD_OUT))
 
     def case_name(shape):  # tileplan validate's case names: MxNxK for float16, MxNxK:dtype:rr otherwise
         return shape_name(shape) if args.dtype == "float16" else f"{shape_name(shape)}:{args.dtype}:rr"
@@ -565,6 +611,10 @@ def main():
                       "tiles into ws32, then splitk_reduce_kernel SPLIT=1 (cast to fp16 C); timed fn = all three",
             "workspace": "GEMM storing fp32 partial tiles to wsk[split, M, N], then splitk_reduce_kernel "
                          "SPLIT=SPLIT_K sums them into fp16 C; timed fn = both",
+            "fused": "one kernel: tl.atomic_add(sem='relaxed') of fp32 partial tiles into ws32 (kept zero), "
+                     "a CTA barrier, an acq_rel atomic on the tile's int32 counter; the tile's last program "
+                     "loads the sum (.cg), stores C, stores zeros into its ws32 tile and resets the counter; "
+                     "timed fn = the GEMM",
         },
         "reduce_kernel": {"BLOCK": RED_BLOCK, "num_warps": RED_WARPS, "num_stages": RED_STAGES},
         "grid": {"BM": BLOCK_MS, "BN": BLOCK_NS, "BK": BLOCK_KS, "stages": STAGES, "warps": WARPS,
@@ -578,7 +628,10 @@ def main():
                                 "return_mode": "median"}},
         "inputs": "torch.randn fp16, fresh per shape; torch.manual_seed(seed + shape index)",
         "reference": "torch.matmul of the operands upcast to fp32 (no tf32), cast to fp16",
-        "check": "C, ws32 and wsk filled with NaN, the timed fn run once, every element of C compared",
+        "check": "C, ws32 and wsk filled with NaN (fused: C with NaN, ws32 and the counters zero, as the kernel "
+                 "requires), the timed fn run once, every element of C compared; fused: ws32 and the counters "
+                 "must be all zero after the check and after the timing, and C is checked again after the timing",
+        "split_variants": sorted({k["variant"] for k in kernels} - {"none"}),
         "cublas": "torch.matmul (fp16)",
         "seed": args.seed,
         "quick": args.quick,
@@ -693,6 +746,8 @@ def main():
         c = torch.empty((M, N), device="cuda", dtype=dt)
         ws32 = torch.empty((M, N), device="cuda", dtype=torch.float32)
         wsk = torch.empty((max(splits), M, N), device="cuda", dtype=torch.float32)
+        lock = torch.zeros((triton.cdiv(M, min(BLOCK_MS)) * triton.cdiv(N, min(BLOCK_NS)),), device="cuda",
+                           dtype=torch.int32)
         MN = M * N
         ref32 = torch.matmul(a.float(), b.float())
         ref = ref32.to(dt)
@@ -740,35 +795,50 @@ def main():
             grid = gemm_grid(M, N, cfg)
             margs = gemm_meta(cfg)
             variant, split_k = cfg["variant"], cfg["split_k"]
-            if variant == "none":
-                gargs = gemm_args(a, b, c, ws32)
+            if variant in ("none", "fused"):
+                gargs = gemm_args(a, b, c, ws32, lock)
 
                 def fn():
                     splitk_matmul_kernel[grid](*gargs, **margs)
             elif variant == "atomic":
-                gargs = gemm_args(a, b, c, ws32)
+                gargs = gemm_args(a, b, c, ws32, lock)
 
                 def fn():
                     ws32.zero_()
                     splitk_matmul_kernel[grid](*gargs, **margs)
                     splitk_reduce_kernel[rgrid](ws32, c, MN, MN, **reduce_meta(1))
             else:
-                gargs = gemm_args(a, b, c, wsk)
+                gargs = gemm_args(a, b, c, wsk, lock)
                 rmeta = reduce_meta(split_k)
 
                 def fn():
                     splitk_matmul_kernel[grid](*gargs, **margs)
                     splitk_reduce_kernel[rgrid](wsk, c, MN, MN, **rmeta)
 
+            dirty = None
             try:
                 c.fill_(float("nan"))
-                ws32.fill_(float("nan"))
                 wsk.fill_(float("nan"))
+                if variant == "fused":
+                    ws32.zero_()
+                    lock.zero_()
+                else:
+                    ws32.fill_(float("nan"))
                 fn()
                 torch.cuda.synchronize()
                 rel, n_nan = rel_error(c, ref)
+                if variant == "fused":
+                    dirty = fused_dirty(ws32, lock)
                 ms = triton.testing.do_bench(fn, warmup=TRITON_WARMUP_MS, rep=TRITON_REP_MS,
                                              return_mode="median")
+                if variant == "fused":
+                    # After hundreds of launches: the sums still right, nothing left behind.
+                    c.fill_(float("nan"))
+                    fn()
+                    torch.cuda.synchronize()
+                    rel2, n_nan2 = rel_error(c, ref)
+                    rel, n_nan = max(rel, rel2), max(n_nan, n_nan2)
+                    dirty = dirty or fused_dirty(ws32, lock)
             except Exception as e:
                 failures.append((cfg["key"], f"{type(e).__name__}: {e}"))
                 print(f"  FAIL {name} {cfg['key']}: {type(e).__name__}: {e}", flush=True)
@@ -776,6 +846,9 @@ def main():
             k_slice, k_used = k_split_info(K, cfg["BK"], split_k)
             row = {**base, "key": cfg["key"], "tile": cfg["tile"], "split_k": split_k, "variant": variant,
                    "ms": ms, "n_programs": grid[0] * grid[1], "k_slice": k_slice, "splits_used": k_used}
+            if dirty:
+                row["dirty"] = dirty
+                failures.append((cfg["key"], f"left behind: {dirty}"))
             if n_nan:
                 row["rel_err"] = None
                 row["n_nan"] = n_nan
@@ -787,11 +860,11 @@ def main():
             tim_writer.write(row)
             if args.verbose:
                 print(f"  {name} {cfg['key']:<32} {ms:.4f} ms  rel_err {rel:.2e}  NaN {n_nan}", flush=True)
-            if n_nan == 0 and not (rel > QUICK_MAX_REL_ERR):
+            if n_nan == 0 and not dirty and not (rel > QUICK_MAX_REL_ERR):
                 cur = best.get((variant, split_k))
                 if cur is None or ms < cur[1]:
                     best[(variant, split_k)] = (cfg["key"], ms)
-        del a, b, c, ws32, wsk, ref
+        del a, b, c, ws32, wsk, lock, ref
 
         def best_of(pred):
             cands = [(v, s, key, ms) for (v, s), (key, ms) in best.items() if pred(v, s)]
@@ -801,6 +874,7 @@ def main():
         b_split = best_of(lambda v, s: v != "none")
         b_atomic = best_of(lambda v, s: v == "atomic")
         b_ws = best_of(lambda v, s: v == "workspace")
+        b_fused = best_of(lambda v, s: v == "fused")
         per_split = {}
         for s in splits:
             e = best_of(lambda v, s_, s=s: s_ == s)
@@ -819,6 +893,8 @@ def main():
                 "best_atomic_ms": b_atomic[3] if b_atomic else None,
                 "best_workspace_key": b_ws[2] if b_ws else None,
                 "best_workspace_ms": b_ws[3] if b_ws else None,
+                "best_fused_key": b_fused[2] if b_fused else None,
+                "best_fused_ms": b_fused[3] if b_fused else None,
                 "best_per_split": per_split, "aux_ms": aux_ms,
                 "cublas_ms": cublas_ms, "cublas_note": cublas_note, "cublas_vs_fp32_rel_err": cublas_vs_fp32,
                 "ref_nan": ref_nan, "max_rel_err": max_rel, "n_rel_err_nonzero": int(nonzero),
@@ -835,7 +911,8 @@ def main():
         ratio = fmt_ratio(info["best_none_ms"], info["best_split_ms"])
         print(f"# {name:<16} unsplit {info['best_none_key']} {fmt_ms(info['best_none_ms'])} ms | split "
               f"{info['best_split_key']} {fmt_ms(info['best_split_ms'])} ms (x{ratio}) | atomic "
-              f"{fmt_ms(info['best_atomic_ms'])} workspace {fmt_ms(info['best_workspace_ms'])} | cuBLAS "
+              f"{fmt_ms(info['best_atomic_ms'])} workspace {fmt_ms(info['best_workspace_ms'])} fused "
+              f"{fmt_ms(info['best_fused_ms'])} | cuBLAS "
               f"{fmt_ms(cublas_ms)}{' (' + cublas_note + ')' if cublas_note else ''} | max rel_err "
               f"{max_rel:.2e} ({nonzero} nonzero, {nan_rows} NaN, {len(failures)} failed) | {shape_s:.1f} s, "
               f"SM clock {clock}, elapsed {time.perf_counter() - t_start:.0f} s", flush=True)
@@ -867,7 +944,7 @@ def main():
         if global_max_rel > QUICK_MAX_REL_ERR:
             problems.append(f"max rel_err {global_max_rel:.2e} > {QUICK_MAX_REL_ERR}")
         variants_seen = {k["variant"] for k in runnable}
-        if variants_seen != set(VARIANTS):
+        if variants_seen != {k["variant"] for k in kernels}:
             problems.append(f"variants runnable: {sorted(variants_seen)}")
         if problems:
             print("# QUICK CHECK FAILED: " + "; ".join(problems), flush=True)
