@@ -135,7 +135,7 @@ GROUP_M = 8
 DROP_STAGES3_FROM_SPLIT = 8
 
 VARIANTS = ("none", "atomic", "workspace", "fused")
-MODE = {"none": 0, "atomic": 1, "workspace": 2, "fused": 3}
+MODE = {"none": 0, "atomic": 1, "workspace": 2, "fused": 3, "fused_load": 4}
 # The split variants a run measures unless --variants says otherwise.
 DEFAULT_SPLIT_VARIANTS = ("atomic", "workspace")
 
@@ -306,9 +306,18 @@ def splitk_matmul_kernel(
         tl.debug_barrier()
         arrived = tl.atomic_add(lock_ptr + pid, 1, sem="acq_rel", scope="gpu")
         if arrived == SPLIT_K - 1:
-            total = tl.load(w_ptr + offs_c, mask=c_mask, other=0.0, cache_modifier=".cg")
+            if MODE == 3:
+                # Read the sum and zero it in one atomic exchange: no thread can
+                # zero an element before another thread of this program read it.
+                total = tl.atomic_xchg(w_ptr + offs_c, tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32),
+                                       mask=c_mask, sem="relaxed", scope="gpu")
+            else:
+                # MODE 4 (the first form, kept for the stress test): a load, a
+                # barrier, then zeros stored.
+                total = tl.load(w_ptr + offs_c, mask=c_mask, other=0.0, cache_modifier=".cg")
+                tl.debug_barrier()
+                tl.store(w_ptr + offs_c, tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32), mask=c_mask)
             tl.store(c_ptr + offs_c, total.to(c_ptr.dtype.element_ty), mask=c_mask)
-            tl.store(w_ptr + offs_c, tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32), mask=c_mask)
             tl.atomic_xchg(lock_ptr + pid, 0, sem="relaxed", scope="gpu")
 
 
