@@ -121,6 +121,10 @@ CALIBRATION = [s for s in ALL_SHAPES if s not in HELD_OUT]
 # Fresh M = 8 decode steps (fp16), chosen before measuring, the model frozen
 # (data/h200-triton-splitk-m8b; --all-held-out).
 M8B_HELD_OUT = [(8, 4096, 11008), (8, 2048, 8192), (8, 5120, 5120), (8, 1024, 16384)]
+# Fresh M = 2 decode steps (fp16), chosen before measuring, after A's
+# repeated-row term was extended to M = 2 (data/h200-triton-splitk-m2;
+# --all-held-out --variants workspace).
+M2_HELD_OUT = [(2, 4096, 4096), (2, 2048, 8192), (2, 4096, 11008), (2, 1024, 16384)]
 M1B_HELD_OUT = {
     "float16": [(1, 4096, 11008), (1, 2048, 8192), (1, 1024, 16384), (1, 5120, 5120)],
     "bfloat16": [(1, 4096, 4096), (1, 3072, 8192), (1, 2560, 10240), (1, 8192, 2048)],
