@@ -130,7 +130,10 @@ TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem
   // A of one row (M = 1): every copy of it in the tile requests the same
   // lines, and those requests cost the L2 one_row_a_extra more per byte
   // (docs/model.md §3, "A of one row").
-  t.one_row_a_bytes = acc.a.one_row ? k.one_row_a_extra * static_cast<double>(cfg.block_m * cfg.block_k * p.elem_bytes()) : 0.0;
+  t.one_row_a_bytes = acc.a.one_row && cfg.block_m > p.m
+                          ? k.one_row_a_extra / static_cast<double>(p.m) *
+                                static_cast<double>(cfg.block_m * cfg.block_k * p.elem_bytes())
+                          : 0.0;
   // The L2 serves an asynchronous copy's rows in read requests of at most one
   // cache line each: a row shorter than a line (K-major with block_K ·
   // element size < 128 bytes) is a request of fewer sectors, and the L2's

@@ -517,8 +517,19 @@ M23_HELD_OUT = [
     "2x10240x8192:bfloat16:rc", "2x3584x18944:bfloat16:rc", "3x8192x8192:bfloat16:rc",
     "2x4096x14336:float8_e4m3:rc", "2x14336x4096:float8_e4m3:rc", "3x6144x4096:float8_e4m3:rc",
 ]
+# Fresh decode steps of 2 to 12 tokens after A's repeated-row term took the
+# form one_row_a_extra / M for every M below 16 (chosen on m23 and m24),
+# chosen before measuring, the model frozen (data/h200-triton-mfew).
+MFEW_HELD_OUT = [
+    "5x4096x4096", "6x11008x4096", "12x4096x14336",
+    "4x14336x4096:float16:rc", "8x4096x4096:float16:rc",
+    "3x4096x11008:bfloat16:rr",
+    "2x8192x28672:bfloat16:rc", "5x6144x4096:bfloat16:rc", "12x14336x4096:bfloat16:rc",
+    "4x8192x8192:float8_e4m3:rc", "6x4096x14336:float8_e4m3:rc",
+]
 CASE_SETS = {
     "m1a": (M1A_CALIBRATION, []),
+    "mfew": ([], MFEW_HELD_OUT),
     "m23": ([], M23_HELD_OUT),
     "m24": ([], M24_HELD_OUT),
     "m1b": ([], M1B_HELD_OUT),

@@ -171,7 +171,7 @@ inline ProblemAccess problem_access(const GemmProblem& p) {
   r.a.through_registers = !r.a.async_copy;
   r.b.through_registers = !r.b.async_copy || (is_fp8(p.dtype) && p.b_layout == Layout::row);
   r.b.transposed = p.dtype == DType::tfloat32 && p.b_layout == Layout::row && !r.b.through_registers;
-  r.a.one_row = p.m <= 2 && p.a_layout == Layout::row && r.a.async_copy;
+  r.a.one_row = p.m < kDivisibility && p.a_layout == Layout::row && r.a.async_copy;
   r.aligned = r.a.vector_bytes == kMaxVectorBytes && r.b.vector_bytes == kMaxVectorBytes &&
               r.c.vector_bytes == kMaxVectorBytes;
   return r;
