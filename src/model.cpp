@@ -127,10 +127,10 @@ TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem
   t.mma_us = flops / (sm_flops_per_us * efficiency) * (1.0 + k.kmajor_wide_n * wide) +
              k.iteration_cycles / dev.boost_clock_mhz;
   t.stage_bytes = static_cast<double>((cfg.block_m + cfg.block_n) * cfg.block_k * p.elem_bytes());
-  // A of one row (M = 1): every copy of it in the tile requests the same
-  // lines, and those requests cost the L2 one_row_a_extra more per byte
-  // (docs/model.md §3, "A of one row").
-  t.one_row_a_bytes = acc.a.one_row && cfg.block_m > p.m
+  // A of fewer than 16 rows: the tile repeats A's M rows, every copy
+  // requests the same lines, and those requests cost the L2 one_row_a_extra / M
+  // more per byte of A's stage (docs/model.md §3, "A of few rows").
+  t.repeated_rows_a_bytes = acc.a.repeated_rows && cfg.block_m > p.m
                           ? k.one_row_a_extra / static_cast<double>(p.m) *
                                 static_cast<double>(cfg.block_m * cfg.block_k * p.elem_bytes())
                           : 0.0;
@@ -151,8 +151,8 @@ TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem
         (p.a_layout == Layout::row ? requests(acc.a, cfg.block_m, cfg.block_k) : requests(acc.a, cfg.block_k, cfg.block_m)) +
         (p.b_layout == Layout::row ? requests(acc.b, cfg.block_k, cfg.block_n) : requests(acc.b, cfg.block_n, cfg.block_k));
     t.l2_stage_bytes = k.l2_request_bytes > 0
-                           ? smooth_max(t.stage_bytes + t.one_row_a_bytes, k.l2_request_bytes * t.l2_requests, k.overlap_power)
-                           : t.stage_bytes + t.one_row_a_bytes;
+                           ? smooth_max(t.stage_bytes + t.repeated_rows_a_bytes, k.l2_request_bytes * t.l2_requests, k.overlap_power)
+                           : t.stage_bytes + t.repeated_rows_a_bytes;
   }
   // Operands that go through registers: their narrow loads (one warp-wide
   // instruction per 32 vectors) cost issue cycles every iteration.

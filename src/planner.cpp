@@ -73,7 +73,7 @@ void finish_calibrated(Verdict& v, const GemmProblem& p, const Device& dev, cons
   v.l2_async_bytes = costs.l2_async_bytes;
   v.l2_requests = costs.l2_requests;
   v.l2_stage_bytes = costs.l2_stage_bytes;
-  v.one_row_a_bytes = costs.one_row_a_bytes;
+  v.repeated_rows_a_bytes = costs.repeated_rows_a_bytes;
   // kmajor_wide_n priced a warpgroup wider than 128 columns: say so.
   if (costs.serialized_wgmma_cols > 0)
     v.warnings.push({FindingKind::serialized_wgmma, costs.serialized_wgmma_cols, 128});
@@ -167,11 +167,12 @@ std::size_t Planner::slot_of(const GemmProblem& p) {
   const ProblemAccess acc = problem_access(p);
   const std::size_t bits = (acc.a.async_copy ? 0u : 32u) | (acc.a.through_registers ? 16u : 0u) |
                            (acc.b.async_copy ? 0u : 8u) | (acc.b.through_registers ? 4u : 0u) |
-                           (acc.c.vector_bytes < kMaxVectorBytes ? 2u : 0u) | (p.b_layout == Layout::col ? 1u : 0u) |
-                           (acc.a.one_row ? 64u : 0u);
+                           (acc.c.vector_bytes < kMaxVectorBytes ? 2u : 0u) | (p.b_layout == Layout::col ? 1u : 0u);
+  // A of few rows: its L2 cost depends on M itself (1..15), so each M has a table.
+  const std::size_t rows = acc.a.repeated_rows ? static_cast<std::size_t>(p.m) : 0u;
   const DType out = p.c_dtype();
   const std::size_t out_index = out == DType::float16 ? 0 : out == DType::bfloat16 ? 1 : 2;
-  return (static_cast<std::size_t>(p.dtype) * 3 + out_index) * 128 + bits;
+  return ((static_cast<std::size_t>(p.dtype) * 3 + out_index) * 16 + rows) * 64 + bits;
 }
 
 const Planner::Table& Planner::table_for(const GemmProblem& p) const {

@@ -129,13 +129,14 @@ struct OperandAccess {
   // on chip; B is still pipelined through shared memory (measured: the
   // shared memory of every tf32 kernel is stages x (A + B)).
   bool transposed = false;
-  // A only: A has one row (M = 1) and is row-major, copied asynchronously.
-  // Triton compiles M = 1 apart (it specializes an integer argument equal
-  // to 1), and every row of the kernel's A tile is then that one row: each
-  // copy of it requests the same cache lines (measured: the same kernel runs
-  // 1.0-2.5x slower than at M = 8, the more the larger A's share of a
-  // stage; data/h200-profile-m1).
-  bool one_row = false;
+  // A only: A has fewer rows than Triton's divisibility (M < 16), is
+  // row-major and copied asynchronously. The kernel wraps its A tile's rows
+  // (offs_am % M), so each of A's M rows appears BM/M times in the tile and
+  // every copy of it requests the same cache lines (at M = 1 Triton compiles
+  // the kernel apart; the same kernel runs 1.0-2.5x slower than at M = 8,
+  // the more the larger A's share of a stage: data/h200-profile-m1; at
+  // M = 2 it is half as much: data/h200-triton-m23, -mfew).
+  bool repeated_rows = false;
 };
 struct ProblemAccess {
   OperandAccess a, b, c;
@@ -171,7 +172,7 @@ inline ProblemAccess problem_access(const GemmProblem& p) {
   r.a.through_registers = !r.a.async_copy;
   r.b.through_registers = !r.b.async_copy || (is_fp8(p.dtype) && p.b_layout == Layout::row);
   r.b.transposed = p.dtype == DType::tfloat32 && p.b_layout == Layout::row && !r.b.through_registers;
-  r.a.one_row = p.m < kDivisibility && p.a_layout == Layout::row && r.a.async_copy;
+  r.a.repeated_rows = p.m < kDivisibility && p.a_layout == Layout::row && r.a.async_copy;
   r.aligned = r.a.vector_bytes == kMaxVectorBytes && r.b.vector_bytes == kMaxVectorBytes &&
               r.c.vector_bytes == kMaxVectorBytes;
   return r;

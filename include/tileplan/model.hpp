@@ -73,7 +73,7 @@ struct TileCosts {
   double l1_miss_us = 0;           // of narrow_us, the loads that miss because of it (l1_miss_cycles)
   double stage_bytes = 0;   // operand bytes of one iteration
   double l2_async_bytes = 0;  // of stage_bytes, the asynchronously copied rows'
-  double one_row_a_bytes = 0;  // L2 bytes a stage's A of one row (M = 1) adds: one_row_a_extra per byte of it
+  double repeated_rows_a_bytes = 0;  // L2 bytes a stage's A of M < 16 rows adds: one_row_a_extra / M per byte of it
   double l2_requests = 0;     // their L2 read requests (one per line a row touches)
   double l2_stage_bytes = 0;  // what a stage costs L2: its bytes and its requests (l2_request_bytes each), joined
   double c_tile_bytes = 0;  // output bytes of one tile

@@ -58,9 +58,9 @@ struct Verdict : TileCheck {
   double l2_async_bytes = 0;
   double l2_requests = 0;
   double l2_stage_bytes = 0;
-  // Of l2_stage_bytes' bytes, what A of one row adds (M = 1: one_row_a_extra
-  // per byte of A's stage; docs/model.md §3); 0 otherwise.
-  double one_row_a_bytes = 0;
+  // Of l2_stage_bytes' bytes, what A of few rows adds (M < 16:
+  // one_row_a_extra / M per byte of A's stage; docs/model.md §3); 0 otherwise.
+  double repeated_rows_a_bytes = 0;
 };
 
 // Plans many problems against one device and search space: the

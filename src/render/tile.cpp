@@ -82,10 +82,10 @@ void prediction_json(std::string& s, const Verdict& v) {
     s += ",\"carveout_bytes\":null,\"l1_bytes_per_block\":null,\"narrow_lines_bytes\":null,\"l1_short\":null";
   // A stage's L2 read requests and what it costs L2 (l2_request_bytes, docs/model.md §3).
   if (has_time(v))
-    fmt::format_to(o, FMT_COMPILE(",\"l2_requests\":{},\"l2_stage_bytes\":{},\"one_row_a_bytes\":{}"), v.l2_requests,
-                   v.l2_stage_bytes, v.one_row_a_bytes);
+    fmt::format_to(o, FMT_COMPILE(",\"l2_requests\":{},\"l2_stage_bytes\":{},\"repeated_rows_a_bytes\":{}"), v.l2_requests,
+                   v.l2_stage_bytes, v.repeated_rows_a_bytes);
   else
-    s += ",\"l2_requests\":null,\"l2_stage_bytes\":null,\"one_row_a_bytes\":null";
+    s += ",\"l2_requests\":null,\"l2_stage_bytes\":null,\"repeated_rows_a_bytes\":null";
 }
 
 // The problem's findings (problem_findings) as strings, like a candidate's.
@@ -133,11 +133,11 @@ void report_json(std::string& s, const TileReport& r) {
   fmt::format_to(o,
                  ",\"problem\":{{\"m\":{},\"n\":{},\"k\":{},\"dtype\":\"{}\",\"out_dtype\":\"{}\","
                  "\"a_layout\":\"{}\",\"b_layout\":\"{}\",\"lda\":{},\"ldb\":{},\"ldc\":{},"
-                 "\"vector_bytes_a\":{},\"vector_bytes_b\":{},\"vector_bytes_c\":{},\"aligned\":{},\"a_one_row\":{},"
+                 "\"vector_bytes_a\":{},\"vector_bytes_b\":{},\"vector_bytes_c\":{},\"aligned\":{},\"a_repeated_rows\":{},"
                  "\"elem_bytes\":{},\"accum_bytes\":{},\"instr\":\"{}\",\"warnings\":",
                  p.m, p.n, p.k, to_string(p.dtype), to_string(p.c_dtype()), to_string(p.a_layout),
                  to_string(p.b_layout), acc.a.ld, acc.b.ld, acc.c.ld, acc.a.vector_bytes, acc.b.vector_bytes,
-                 acc.c.vector_bytes, acc.aligned, acc.a.one_row, p.elem_bytes(), p.accum_bytes, to_string(r.instr));
+                 acc.c.vector_bytes, acc.aligned, acc.a.repeated_rows, p.elem_bytes(), p.accum_bytes, to_string(r.instr));
   problem_warnings_json(s, r);
   fmt::format_to(o,
                  "}},\"model\":\"{}\",\"family\":\"{}\",\"mode\":\"{}\",\"space_size\":{},\"feasible\":{},"
@@ -338,13 +338,15 @@ std::string diagnose_text(const TileReport& r) {
                    "{}-byte line: {:.1f} sectors a request): priced as {} KB\n",
                    v.l2_requests, kb(static_cast<int64_t>(v.l2_async_bytes)), d.cache_line_bytes,
                    v.l2_async_bytes / v.l2_requests / static_cast<double>(d.mem_sector_bytes), kb(static_cast<int64_t>(v.l2_stage_bytes)));
-  // A of one row (M = 1): every copy of its row requests the same lines (docs/model.md §3).
-  if (has_time(v) && v.one_row_a_bytes > 0)
+  // A of few rows (M < 16): every copy of a row requests the same lines (docs/model.md §3).
+  if (has_time(v) && v.repeated_rows_a_bytes > 0)
     fmt::format_to(o,
-                   "   A of one row            M = 1: every row of A's {}x{} tile is A's one row, and each copy "
-                   "requests the same lines: its {} KB a stage cost L2 {} KB more\n",
-                   c.block_m, c.block_k, kb(c.block_m * c.block_k * r.problem.elem_bytes()),
-                   kb(static_cast<int64_t>(v.one_row_a_bytes)));
+                   "   A of few rows           M = {}: A's {}x{} tile repeats its {} row{} {}, and each copy requests "
+                   "the same lines: its {} KB a stage cost L2 {} KB more\n",
+                   r.problem.m, c.block_m, c.block_k, r.problem.m, r.problem.m == 1 ? "" : "s",
+                   r.problem.m == 1 ? fmt::format("{} times", c.block_m)
+                                    : fmt::format("{:.3g} times each", static_cast<double>(c.block_m) / r.problem.m),
+                   kb(c.block_m * c.block_k * r.problem.elem_bytes()), kb(static_cast<int64_t>(v.repeated_rows_a_bytes)));
   if (has_time(v) && r.measured_space && !in_space(*r.measured_space, c))
     fmt::format_to(o, "   extrapolated            the tile is outside the space family {} was measured on: its "
                       "prediction is not validated\n", r.family);

@@ -136,7 +136,12 @@ TEST(SplitKCli, Validate_HeldOutSplitK_MeetsCommittedThresholds) {
 // 1.056 / 1.196 and 1.118 / 1.257: the picks' 64x256 splits run 1.3-1.4x
 // their predicted time where 64x128 splits run at theirs (docs/model.md §6).
 // The fresh m8b (M = 8, fp16, nothing fitted: 1.083 / 1.135 / 1.035) misses
-// the same way: 64x256 splits picked where 64x128 or 64x64 splits win.
+// the same way: 64x256 splits picked where 64x128 or 64x64 splits win. So
+// does the fresh splitk-m2 (M = 2, fp16, measured with one_row_a_extra at
+// M = 2: 1.245 / 1.781; without the term 1.401 / 1.921; with today's
+// one_row_a_extra / M 1.215 / 1.541 / 1.085): 22 cases, 1.093 / 1.541 / 1.047
+// (by class at most 1.118 geomean and 1.113 best of top 5, both bf16 at
+// M = 1; fp16 at M = 2 to 8, 1.114 / 1.541 / 1.050).
 // They must keep missing (a fix moves them into the gate above) and must
 // not get worse than measured when the data came in.
 TEST(SplitKCli, Validate_DecodeMBelow16_KnownMissStaysBounded) {
@@ -144,8 +149,9 @@ TEST(SplitKCli, Validate_DecodeMBelow16_KnownMissStaysBounded) {
                            source_path("data/h200-triton-splitk-v3/fp16-m8") + " " +
                            source_path("data/h200-triton-splitk-m1b/fp16") + " " +
                            source_path("data/h200-triton-splitk-m1b/bf16") + " " +
-                           source_path("data/h200-triton-splitk-m8b");
-  expect_known_miss(data, "--max-top1-geomean 1.13 --max-top1-worst 1.27 --max-top5-geomean 1.12", 18);
+                           source_path("data/h200-triton-splitk-m8b") + " " +
+                           source_path("data/h200-triton-splitk-m2");
+  expect_known_miss(data, "--max-top1-geomean 1.12 --max-top1-worst 1.55 --max-top5-geomean 1.12", 22);
 }
 
 }  // namespace

@@ -496,35 +496,43 @@ TEST(TypesCli, Diagnose_RowsShorterThanALine_SaysWhatTheStageCostsL2) {
   EXPECT_TRUE(seed["l2_requests"].is_null());
 }
 
-TEST(TypesCli, Diagnose_AOfOneRow_SaysWhatItsStageCostsL2) {
+TEST(TypesCli, Diagnose_AOfFewRows_SaysWhatItsStageCostsL2) {
   const auto line = [&](const std::string& args) {
     const CliResult r = run_cli("tile --n 4096 --k 14336 --diagnose --block-m 64 --block-n 128 --block-k 128 "
                                 "--stages 4 --threads 128 " + args);
     EXPECT_EQ(r.status, 0) << r.err;
-    const std::size_t at = r.out.find("A of one row");
+    const std::size_t at = r.out.find("A of few rows");
     return at == std::string::npos ? std::string() : r.out.substr(at, r.out.find('\n', at) - at);
   };
   std::ifstream family_file(source_path("data/families/triton.json"));
   const double extra = json::parse(family_file)["time"]["constants"]["one_row_a_extra"]["value"].get<double>();
   ASSERT_GT(extra, 1.0);
-  // fp16, A's 64x128 tile: 16 KB a stage, extra times that more.
+  // fp16, A's 64x128 tile: 16 KB a stage, extra times that more at M = 1, half at M = 2.
+  const auto kb = [](double x) {
+    char s[32];
+    std::snprintf(s, sizeof s, "%.1f", x);
+    return std::string(s);
+  };
   const std::string one = line("--m 1");
-  char more[32];
-  std::snprintf(more, sizeof more, "%.1f", 16.0 * extra);
-  EXPECT_NE(one.find("M = 1: every row of A's 64x128 tile is A's one row, and each copy requests the same lines: its "
-                     "16.0 KB a stage cost L2 " + std::string(more) + " KB more"),
+  EXPECT_NE(one.find("M = 1: A's 64x128 tile repeats its 1 row 64 times, and each copy requests the same lines: its "
+                     "16.0 KB a stage cost L2 " + kb(16.0 * extra) + " KB more"),
             std::string::npos)
       << one;
-  EXPECT_EQ(line("--m 2"), "");
+  const std::string two = line("--m 2");
+  EXPECT_NE(two.find("M = 2: A's 64x128 tile repeats its 2 rows 32 times each, and each copy requests the same "
+                     "lines: its 16.0 KB a stage cost L2 " + kb(16.0 * extra / 2) + " KB more"),
+            std::string::npos)
+      << two;
+  EXPECT_EQ(line("--m 16"), "");
   EXPECT_EQ(line("--m 1 --a-layout col"), "");  // M contiguous, one element: a narrow operand instead
   EXPECT_EQ(line("--m 1 --model seed"), "");
   // JSON: the problem says so, the candidate carries the bytes (null under seed).
-  const json j = run_json("tile --m 1 --n 4096 --k 14336 --block-m 64 --block-n 128 --block-k 128 --stages 4 "
+  const json j = run_json("tile --m 4 --n 4096 --k 14336 --block-m 64 --block-n 128 --block-k 128 --stages 4 "
                           "--threads 128 --topk 0");
-  EXPECT_TRUE(j["problem"]["a_one_row"].get<bool>());
-  EXPECT_DOUBLE_EQ(j["candidates"][0]["one_row_a_bytes"].get<double>(), extra * 64 * 128 * 2);
-  EXPECT_FALSE(run_json("tile --m 2 --topk 1")["problem"]["a_one_row"].get<bool>());
-  EXPECT_TRUE(run_json("tile --m 1 --topk 1 --model seed")["candidates"][0]["one_row_a_bytes"].is_null());
+  EXPECT_TRUE(j["problem"]["a_repeated_rows"].get<bool>());
+  EXPECT_DOUBLE_EQ(j["candidates"][0]["repeated_rows_a_bytes"].get<double>(), extra / 4 * 64 * 128 * 2);
+  EXPECT_FALSE(run_json("tile --m 16 --topk 1")["problem"]["a_repeated_rows"].get<bool>());
+  EXPECT_TRUE(run_json("tile --m 1 --topk 1 --model seed")["candidates"][0]["repeated_rows_a_bytes"].is_null());
 }
 
 TEST(TypesCli, Diagnose_NarrowB_ReportsTheL1ItsLoadsSee) {
