@@ -16,8 +16,8 @@ import torch
 import triton
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from triton_splitk_harness import (BLOCK_MS, BLOCK_NS, GROUP_M, fused_dirty, rel_error,  # noqa: E402
-                                   splitk_matmul_kernel)
+from triton_splitk_harness import (GROUP_M, fused_dirty, rel_error, splitk_matmul_kernel,  # noqa: E402
+                                   tile_counters)
 
 TILES = [(64, 64, 64, 4, 8), (64, 128, 64, 4, 8), (64, 64, 64, 3, 8), (128, 128, 64, 4, 8), (64, 128, 64, 4, 4)]
 SPLITS = [2, 4, 8, 16]
@@ -40,8 +40,7 @@ def main():
             b = torch.randn((K, N), device="cuda", dtype=torch.float16)
             c = torch.empty((M, N), device="cuda", dtype=torch.float16)
             ws = torch.zeros((M, N), device="cuda", dtype=torch.float32)
-            lock = torch.zeros((triton.cdiv(M, min(BLOCK_MS)) * triton.cdiv(N, min(BLOCK_NS)),),
-                               device="cuda", dtype=torch.int32)
+            lock = tile_counters(M, N)
             ref = torch.matmul(a.float(), b.float()).half()
             for (bm, bn, bk, st, w) in TILES:
                 for s in SPLITS:

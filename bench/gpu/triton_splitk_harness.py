@@ -206,6 +206,12 @@ def kernel_grid(tiles, splits=SPLITS, all_stages=False, split_variants=DEFAULT_S
     return out
 
 
+def tile_counters(M, N):
+    """The fused variants' int32 counters, one per tile of the smallest tile in the grid, zeroed."""
+    return torch.zeros((triton.cdiv(M, min(BLOCK_MS)) * triton.cdiv(N, min(BLOCK_NS)),), device="cuda",
+                       dtype=torch.int32)
+
+
 def fused_dirty(ws32, lock):
     """What a fused launch left behind: nonzero workspace elements or counters (None if nothing)."""
     torch.cuda.synchronize()
@@ -396,9 +402,7 @@ def proxy_tensors():
     b = torch.empty((K, N), device="cuda", dtype=dt)
     c = torch.empty((M, N), device="cuda", dtype=dt)
     w = torch.empty((max(SPLITS), M, N), device="cuda", dtype=torch.float32)
-    lock = torch.zeros((triton.cdiv(M, min(BLOCK_MS)) * triton.cdiv(N, min(BLOCK_NS)),), device="cuda",
-                       dtype=torch.int32)
-    return a, b, c, w, lock
+    return a, b, c, w, tile_counters(M, N)
 
 
 def warm_kernel(task, tensors):
@@ -767,8 +771,7 @@ def main():
         c = torch.empty((M, N), device="cuda", dtype=dt)
         ws32 = torch.empty((M, N), device="cuda", dtype=torch.float32)
         wsk = torch.empty((max(splits), M, N), device="cuda", dtype=torch.float32)
-        lock = torch.zeros((triton.cdiv(M, min(BLOCK_MS)) * triton.cdiv(N, min(BLOCK_NS)),), device="cuda",
-                           dtype=torch.int32)
+        lock = tile_counters(M, N)
         MN = M * N
         ref32 = torch.matmul(a.float(), b.float())
         ref = ref32.to(dt)
