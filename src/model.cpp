@@ -414,7 +414,7 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   if (t.spills) time *= k.spill_factor;
   // The reduction kernel follows: it reads the s partial tiles and writes C.
   const double reduce_us =
-      splits ? split.model->reduce_launch_us +
+      splits ? split.model->reduce_launch_us + static_cast<double>(s) * split.model->reduce_split_us +
                    (partial_bytes + mn * static_cast<double>(p.out_bytes())) / (split.model->reduce_gbps * 1e3)
              : 0.0;
   time += reduce_us;

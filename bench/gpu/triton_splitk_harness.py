@@ -46,8 +46,10 @@ Method (as triton_gemm_harness.py): random normal fp16 inputs seeded per
 shape; reference = torch.matmul of the operands upcast to fp32, cast to fp16;
 before each check C and both workspaces are filled with NaN, the timed fn runs
 once and every element is compared (rel_err = ||C - ref|| / ||ref|| in fp32,
-NaNs counted); timing = triton.testing.do_bench(fn, warmup=5, rep=25,
-return_mode="median") (cuBLAS: warmup=10, rep=50); occupancy =
+NaNs counted); timing = triton.testing.do_bench(g.replay, warmup=5, rep=25,
+return_mode="median") of a CUDA graph g that holds the timed fn (cuBLAS:
+warmup=10, rep=50; --timing launch times the fn's own launches, as the
+datasets measured before data/h200-split-timing did); occupancy =
 cuOccupancyMaxActiveBlocksPerMultiprocessor(function, 32 * warps, shared).
 Every kernel is compiled once, in spawned worker processes that share Triton's
 on-disk cache, on a proxy problem 256 x 256 x 4096 (all sizes and strides
@@ -125,6 +127,17 @@ M8B_HELD_OUT = [(8, 4096, 11008), (8, 2048, 8192), (8, 5120, 5120), (8, 1024, 16
 # repeated-row term was extended to M = 2 (data/h200-triton-splitk-m2;
 # --all-held-out --variants workspace).
 M2_HELD_OUT = [(2, 4096, 4096), (2, 2048, 8192), (2, 4096, 11008), (2, 1024, 16384)]
+# Fresh decode steps and small-M*N products, chosen before measuring, after
+# the reduction's per-split term (reduce_split_us) was frozen, timed with
+# CUDA graphs (data/h200-triton-splitk-g1; --all-held-out --variants
+# workspace; one run per M class, and bf16 at M = 1 apart).
+G1_HELD_OUT = {
+    "m": [(4, 14336, 4096), (4, 4096, 14336), (2, 6144, 4096), (8, 5120, 13824), (12, 4096, 4096),
+          (6, 3584, 18944)],
+    "1": [(1, 3584, 18944), (1, 18944, 3584), (1, 13824, 5120)],
+    "1:bfloat16": [(1, 4096, 14336), (1, 5120, 13824), (1, 2048, 5632)],
+    "M": [(16, 5120, 13824), (32, 3584, 18944), (48, 6144, 4096), (64, 2048, 8192)],
+}
 M1B_HELD_OUT = {
     "float16": [(1, 4096, 11008), (1, 2048, 8192), (1, 1024, 16384), (1, 5120, 5120)],
     "bfloat16": [(1, 4096, 4096), (1, 3072, 8192), (1, 2560, 10240), (1, 8192, 2048)],
@@ -169,6 +182,31 @@ EST_PER_SHAPE_EXTRA = 1.0
 
 # Quick mode fails (exit 3) when a check is worse than this.
 QUICK_MAX_REL_ERR = 1e-2
+
+
+# How a timed fn is timed: "graph" (default) captures it once in a CUDA graph
+# and times the graph's replays with do_bench (the same flush of the L2 before
+# each, one launch call instead of the fn's Python launches); "launch" times
+# the fn itself, as every dataset before data/h200-split-timing. That study
+# found the Python launches of a ~20 us split GEMM and its reduction fall
+# behind the GPU in episodes of a slow host: 1.4-1.6x on whole shapes of
+# data/h200-triton-splitk-m2, absent from the graph's replays of the same
+# kernels (docs/model.md §6).
+TIMING = "graph"
+
+
+def timed(fn, warmup_ms, rep_ms):
+    """Median ms of fn (already run once outside any capture), by TIMING."""
+    if TIMING == "launch":
+        return triton.testing.do_bench(fn, warmup=warmup_ms, rep=rep_ms, return_mode="median")
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        fn()
+    torch.cuda.synchronize()
+    try:
+        return triton.testing.do_bench(g.replay, warmup=warmup_ms, rep=rep_ms, return_mode="median")
+    finally:
+        del g
 
 
 def tile_key(t):
@@ -591,10 +629,15 @@ def main():
                     help="split.json lists every measured shape as calibration (a set to fit on)")
     ap.add_argument("--dtype", default="float16", choices=["float16", "bfloat16"],
                     help="input and output type of the GEMM (default float16)")
+    ap.add_argument("--timing", default="graph", choices=["graph", "launch"],
+                    help="graph: time a CUDA graph of each timed fn (default); launch: the fn's own launches, "
+                    "as the datasets before data/h200-split-timing")
     ap.add_argument("--seed", type=int, default=20261202)
     ap.add_argument("--verbose", action="store_true", help="one line per row (implied by --quick)")
     args = ap.parse_args()
     args.verbose = args.verbose or args.quick
+    global TIMING
+    TIMING = args.timing
 
     t_start = time.perf_counter()
     os.makedirs(args.out, exist_ok=True)
@@ -647,6 +690,8 @@ def main():
                  f"stages 3 for SPLIT_K >= {DROP_STAGES3_FROM_SPLIT}"},
         "proxy_shape": shape_name(proxy_shape()),
         "dtype": args.dtype,
+        "timing": ("do_bench of a CUDA graph holding the timed fn (captured once per kernel and shape)"
+                   if TIMING == "graph" else "do_bench of the timed fn's own launches"),
         "do_bench": {"triton": {"warmup_ms": TRITON_WARMUP_MS, "rep_ms": TRITON_REP_MS,
                                 "return_mode": "median"},
                      "cublas": {"warmup_ms": CUBLAS_WARMUP_MS, "rep_ms": CUBLAS_REP_MS,
@@ -787,8 +832,7 @@ def main():
             torch.cuda.synchronize()
             cublas_vs_fp32 = float(torch.linalg.vector_norm(out.float() - ref32) / torch.linalg.vector_norm(ref32))
             del out
-            cublas_ms = triton.testing.do_bench(cublas, warmup=CUBLAS_WARMUP_MS, rep=CUBLAS_REP_MS,
-                                                return_mode="median")
+            cublas_ms = timed(cublas, CUBLAS_WARMUP_MS, CUBLAS_REP_MS)
             tim_writer.write({**base, "key": "cublas", "ms": cublas_ms})
         except Exception as e:
             cublas_note = f"{type(e).__name__}: {str(e)[:160]}"
@@ -805,8 +849,8 @@ def main():
                     ws32 if s == 1 else wsk, c, MN, MN, **reduce_meta(s)))))
             for k, s, fn in aux_fns:
                 try:
-                    ms = triton.testing.do_bench(fn, warmup=TRITON_WARMUP_MS, rep=TRITON_REP_MS,
-                                                 return_mode="median")
+                    fn()
+                    ms = timed(fn, TRITON_WARMUP_MS, TRITON_REP_MS)
                 except Exception as e:
                     print(f"  FAIL {name} {k}: {type(e).__name__}: {e}", flush=True)
                     continue
@@ -853,8 +897,7 @@ def main():
                 rel, n_nan = rel_error(c, ref)
                 if variant.startswith("fused"):
                     dirty = fused_dirty(ws32, lock)
-                ms = triton.testing.do_bench(fn, warmup=TRITON_WARMUP_MS, rep=TRITON_REP_MS,
-                                             return_mode="median")
+                ms = timed(fn, TRITON_WARMUP_MS, TRITON_REP_MS)
                 if variant.startswith("fused"):
                     # After hundreds of launches: the sums still right, nothing left behind.
                     c.fill_(float("nan"))

@@ -90,8 +90,32 @@ TEST(SplitK, ReductionTermFollowsItsEquation) {
     Result<Prediction> pr = predict(h200(), p, cfg, 1, false, default_family());
     ASSERT_TRUE(pr.ok()) << pr.error().message;
     const double bytes = static_cast<double>(s) * 512 * 512 * 4 + 512.0 * 512 * 2;
-    EXPECT_NEAR(pr->reduce_us, c.reduce_launch_us + bytes / (c.reduce_gbps * 1e3), 1e-9) << s;
+    EXPECT_NEAR(pr->reduce_us,
+                c.reduce_launch_us + static_cast<double>(s) * c.reduce_split_us + bytes / (c.reduce_gbps * 1e3), 1e-9)
+        << s;
     EXPECT_GT(pr->time_us, pr->reduce_us);
+  }
+}
+
+// Where M*N is small, the reduction's time grows with the split factor
+// beyond its bytes (data/h200-split-timing): the shipped family prices it,
+// so at M = 2 each doubling of the split costs the reduction more than its
+// bytes alone would, and a family without the term (reduce_split_us = 0)
+// prices exactly the bytes.
+TEST(SplitK, ReductionChargesEachPartialWhereTheShippedFamilyPricesIt) {
+  const GemmProblem p{.m = 2, .n = 4096, .k = 4096};
+  TileConfig cfg{64, 128, 128, 4, 128};
+  const SplitKConstants& c = default_family().split_k->constants;
+  ASSERT_GT(c.reduce_split_us, 0.0);
+  KernelFamily flat = default_family();
+  flat.split_k->constants.reduce_split_us = 0;
+  for (int64_t s : {4, 8, 16}) {
+    cfg.split_k = s;
+    Result<Prediction> with = predict(h200(), p, cfg, 1, false, default_family());
+    Result<Prediction> without = predict(h200(), p, cfg, 1, false, flat);
+    ASSERT_TRUE(with.ok() && without.ok());
+    EXPECT_NEAR(with->reduce_us - without->reduce_us, static_cast<double>(s) * c.reduce_split_us, 1e-9) << s;
+    EXPECT_NEAR(with->time_us - without->time_us, static_cast<double>(s) * c.reduce_split_us, 1e-9) << s;
   }
 }
 
