@@ -115,43 +115,42 @@ TEST(SplitKCli, ValidateScoresSplitsAndLeavesOutTheAtomicVariant) {
 
 // The CI gate on split-K: every held-out tile-starved shape, picks split or
 // not: v1's held-out shapes, v2 and v3's bf16 (measured after the split-K
-// constants were frozen), overall and per class.
+// constants were frozen), and g1's M >= 16 shapes (fresh, timed with CUDA
+// graphs after reduce_split_us was frozen: 1.011 / 1.027 / 1.007), overall
+// and per class. 25 cases: 1.017 / 1.083 / 1.007.
 TEST(SplitKCli, Validate_HeldOutSplitK_MeetsCommittedThresholds) {
   const CliResult r = run_cli("validate " + source_path("data/h200-triton-splitk-v1") + " " +
                               source_path("data/h200-triton-splitk-v2") + " " +
-                              source_path("data/h200-triton-splitk-v3/bf16") +
+                              source_path("data/h200-triton-splitk-v3/bf16") + " " +
+                              source_path("data/h200-triton-splitk-g1/big") +
                               " --split heldout --max-top1-geomean 1.03 --max-top1-worst 1.10 --max-top5-geomean 1.01");
   EXPECT_EQ(r.status, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("shapes 21:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("shapes 25:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("met (overall and in every class)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("bfloat16:rr:MNK\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("split-K: the calibrated pick against cuBLAS"), std::string::npos) << r.out;
 }
 
-// Decode at M = 1 and M = 8 (data/h200-triton-splitk-v3, and the fresh
-// data/h200-triton-splitk-m1b measured after one_row_a_extra was frozen):
-// the frozen model misses the thresholds there. A of one row (M = 1) took
-// the unsplit M = 1 cases into the main gate and these from 1.052 / 1.162
-// (v3) and 1.138 / 1.547, 1.232 / 1.568 (m1b fp16, bf16) to 1.033 / 1.098,
-// 1.056 / 1.196 and 1.118 / 1.257: the picks' 64x256 splits run 1.3-1.4x
-// their predicted time where 64x128 splits run at theirs (docs/model.md §6).
-// The fresh m8b (M = 8, fp16, nothing fitted: 1.083 / 1.135 / 1.035) misses
-// the same way: 64x256 splits picked where 64x128 or 64x64 splits win. So
-// does the fresh splitk-m2 (M = 2, fp16, measured with one_row_a_extra at
-// M = 2: 1.245 / 1.781; without the term 1.401 / 1.921; with today's
-// one_row_a_extra / M 1.215 / 1.541 / 1.085): 22 cases, 1.093 / 1.541 / 1.047
-// (by class at most 1.118 geomean and 1.113 best of top 5, both bf16 at
-// M = 1; fp16 at M = 2 to 8, 1.114 / 1.541 / 1.050).
-// They must keep missing (a fix moves them into the gate above) and must
-// not get worse than measured when the data came in.
+// Decode below M = 16. The shapes of splitk-v3 (fp16 M = 1 and 8), m1b,
+// m8b and m2 were first timed by the kernels' Python launches, which fall
+// behind the GPU in episodes of a slow host (data/h200-split-timing); they
+// scored 1.093 / 1.541 / 1.047 then (22 cases). Timed again with CUDA graphs
+// (data/h200-triton-splitk-retime, the same shapes and kernels): 1.050 /
+// 1.330 / 1.021 with reduce_split_us, 1.057 / 1.330 / 1.030 without. The
+// fresh g1 decode steps (M = 1 to 12, measured after reduce_split_us was
+// frozen: 1.068 / 1.244 / 1.016, without the term 1.058 / 1.244 / 1.021)
+// miss the same way. 34 cases: 1.056 / 1.330 / 1.019 (by class at most
+// 1.066 geomean, fp16 M = 1, and 1.042 best of top 5, bf16 M = 1). Left: unsplit
+// kernels of 67 to 264 programs at M < 16 run 1.2-1.3x their predicted time
+// where split kernels of as many programs run at theirs (2x6144x4096 picks
+// the unsplit 64x128x128, 1.244), and bf16 1x8192x2048's unsplit tiles run
+// 1.4-1.6x theirs (docs/model.md §6). They must keep missing (a fix moves
+// them into the gate above) and must not get worse than measured.
 TEST(SplitKCli, Validate_DecodeMBelow16_KnownMissStaysBounded) {
-  const std::string data = source_path("data/h200-triton-splitk-v3/fp16-m1") + " " +
-                           source_path("data/h200-triton-splitk-v3/fp16-m8") + " " +
-                           source_path("data/h200-triton-splitk-m1b/fp16") + " " +
-                           source_path("data/h200-triton-splitk-m1b/bf16") + " " +
-                           source_path("data/h200-triton-splitk-m8b") + " " +
-                           source_path("data/h200-triton-splitk-m2");
-  expect_known_miss(data, "--max-top1-geomean 1.12 --max-top1-worst 1.55 --max-top5-geomean 1.12", 22);
+  std::string data;
+  for (const char* d : {"retime/m", "retime/one", "retime/one-bf16", "g1/m", "g1/one", "g1/one-bf16"})
+    data += source_path(std::string("data/h200-triton-splitk-") + d) + " ";
+  expect_known_miss(data, "--max-top1-geomean 1.07 --max-top1-worst 1.34 --max-top5-geomean 1.05", 34);
 }
 
 }  // namespace
