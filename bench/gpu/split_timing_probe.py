@@ -148,6 +148,8 @@ def main():
     ap.add_argument("--tiles")
     ap.add_argument("--splits", default="1,4,8,16")
     ap.add_argument("--ncu-shape", help="profile every kernel once on this shape under ncu")
+    ap.add_argument("--ncu-sections", help="comma list of ncu sections to collect besides the metric list "
+                    "(e.g. SpeedOfLight,MemoryWorkloadAnalysis,WarpStateStats)")
     ap.add_argument("--ncu-child", help=argparse.SUPPRESS)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     args = ap.parse_args()
@@ -237,7 +239,9 @@ def main():
               "--ncu-child", args.ncu_shape, "--shapes", args.ncu_shape]
         if args.tiles:
             me += ["--tiles", args.tiles]
-        cmd = ["ncu", "--csv", "--clock-control", "none", "--kernel-name", "regex:splitk_matmul", "--metrics", ",".join(NCU_METRICS)] + me
+        what = (sum((["--section", x] for x in args.ncu_sections.split(",")), []) if args.ncu_sections else []) + \
+            ["--metrics", ",".join(NCU_METRICS)]
+        cmd = ["ncu", "--csv", "--clock-control", "none", "--kernel-name", "regex:splitk_matmul"] + what + me
         t1 = time.perf_counter()
         res = subprocess.run(cmd, capture_output=True, text=True, timeout=400)
         with open(os.path.join(args.out, "ncu.csv"), "w") as f:
