@@ -45,6 +45,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch  # noqa: E402
 import triton  # noqa: E402
+import triton.language as tl  # noqa: E402
 
 import triton_splitk_harness as sh  # noqa: E402
 from triton_gemm_harness import parse_shape, rel_error, shape_name  # noqa: E402
@@ -59,11 +60,58 @@ STREAM_MIN_BYTES = 3 * 60 * 2**20   # the copies of A and B: at least 3x the L2 
 STREAM_MAX_COPIES = 16
 
 
+@triton.jit
+def splitk_matmul_rotated_kernel(
+    a_ptr, b_ptr, c_ptr, M, N, K,
+    stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
+):
+    # The harness's unsplit kernel (MODE 0), except that program p starts its
+    # K loop at K tile p mod k_tiles and wraps around: the programs no longer
+    # walk down K in step. Same tiles, same bytes, same order of the grid.
+    pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    num_pid_in_group = GROUP_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+    offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    offs_k = tl.arange(0, BLOCK_K)
+    k_tiles = tl.cdiv(K, BLOCK_K)
+    k0 = pid % k_tiles
+    accumulator = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for i in range(0, k_tiles):
+        kt = i + k0
+        kt = tl.where(kt >= k_tiles, kt - k_tiles, kt)
+        ks = kt * BLOCK_K + offs_k
+        a = tl.load(a_ptr + offs_am[:, None] * stride_am + ks[None, :] * stride_ak, mask=ks[None, :] < K, other=0.0)
+        b = tl.load(b_ptr + ks[:, None] * stride_bk + offs_bn[None, :] * stride_bn, mask=ks[:, None] < K, other=0.0)
+        accumulator = tl.dot(a, b, accumulator)
+    offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
+    tl.store(c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :],
+             accumulator.to(c_ptr.dtype.element_ty), mask=c_mask)
+
+
 def launcher(cfg, a, b, c, wsk, lock, M, N):
     grid = sh.gemm_grid(M, N, cfg)
     margs = sh.gemm_meta(cfg)
     MN = M * N
     rgrid = (triton.cdiv(MN, sh.RED_BLOCK),)
+    if cfg["variant"] == "rotate":
+        rargs = (a, b, c, M, N, a.shape[1], a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
+                 c.stride(1))
+        rmeta = dict(BLOCK_M=cfg["BM"], BLOCK_N=cfg["BN"], BLOCK_K=cfg["BK"], GROUP_M=sh.GROUP_M,
+                     num_warps=cfg["warps"], num_stages=cfg["stages"])
+
+        def fn():
+            splitk_matmul_rotated_kernel[(grid[0],)](*rargs, **rmeta)
+        return fn
     if cfg["variant"] == "none":
         gargs = sh.gemm_args(a, b, c, wsk, lock)
 
@@ -116,7 +164,13 @@ def select(args):
     if args.tiles:
         tiles = [t for t in tiles if t["tile"] in set(args.tiles.split(","))]
     splits = tuple(int(s) for s in args.splits.split(","))
-    return sh.kernel_grid(tiles, splits, False, ("workspace",))
+    kernels = sh.kernel_grid(tiles, splits, False, ("workspace",))
+    if args.rotate:
+        for t in tiles:
+            cfg = dict(t)
+            cfg.update(split_k=1, variant="rotate", key=sh.kernel_key(t, 1, "rotate"))
+            kernels.append(cfg)
+    return kernels
 
 
 def run_ncu_child(args, kernels):
@@ -150,6 +204,9 @@ def main():
     ap.add_argument("--ncu-shape", help="profile every kernel once on this shape under ncu")
     ap.add_argument("--ncu-sections", help="comma list of ncu sections to collect besides the metric list "
                     "(e.g. SpeedOfLight,MemoryWorkloadAnalysis,WarpStateStats)")
+    ap.add_argument("--rotate", action="store_true",
+                    help="also time each tile unsplit with its programs' K loops rotated (variant rotate: program p "
+                    "starts at K tile p mod k_tiles), compiled at its first launch")
     ap.add_argument("--ncu-child", help=argparse.SUPPRESS)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     args = ap.parse_args()
@@ -165,9 +222,10 @@ def main():
         return
     os.makedirs(args.out, exist_ok=True)
     t0 = time.perf_counter()
-    tasks = [("gemm", k) for k in kernels] + [("aux", s) for s in sorted({k["split_k"] for k in kernels})]
+    tasks = [("gemm", k) for k in kernels if k["variant"] != "rotate"] + \
+        [("aux", s) for s in sorted({k["split_k"] for k in kernels})]
     compiled = sh.compile_all(tasks, args.workers)
-    runnable = [k for k in kernels if compiled[k["key"]][1] is None]
+    runnable = [k for k in kernels if k["variant"] == "rotate" or compiled[k["key"]][1] is None]
     print(f"# compile {time.perf_counter() - t0:.1f} s; {len(runnable)} of {len(kernels)} kernels compiled",
           flush=True)
     out = open(os.path.join(args.out, "probe.jsonl"), "w")
@@ -239,6 +297,8 @@ def main():
               "--ncu-child", args.ncu_shape, "--shapes", args.ncu_shape]
         if args.tiles:
             me += ["--tiles", args.tiles]
+        if args.rotate:
+            me += ["--rotate"]
         what = (sum((["--section", x] for x in args.ncu_sections.split(",")), []) if args.ncu_sections else []) + \
             ["--metrics", ",".join(NCU_METRICS)]
         cmd = ["ncu", "--csv", "--clock-control", "none", "--kernel-name", "regex:splitk_matmul"] + what + me
