@@ -100,7 +100,6 @@ def splitk_matmul_rotated_kernel(
 
 def launcher(cfg, a, b, c, wsk, lock, M, N):
     grid = sh.gemm_grid(M, N, cfg)
-    margs = sh.gemm_meta(cfg)
     MN = M * N
     rgrid = (triton.cdiv(MN, sh.RED_BLOCK),)
     if cfg["variant"] == "rotate":
@@ -112,6 +111,7 @@ def launcher(cfg, a, b, c, wsk, lock, M, N):
         def fn():
             splitk_matmul_rotated_kernel[(grid[0],)](*rargs, **rmeta)
         return fn
+    margs = sh.gemm_meta(cfg)
     if cfg["variant"] == "none":
         gargs = sh.gemm_args(a, b, c, wsk, lock)
 
