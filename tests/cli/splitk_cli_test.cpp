@@ -131,6 +131,21 @@ TEST(SplitKCli, Validate_HeldOutSplitK_MeetsCommittedThresholds) {
   EXPECT_NE(r.out.find("split-K: the calibrated pick against cuBLAS"), std::string::npos) << r.out;
 }
 
+// The gate's 21 launch-timed held-out shapes (v1's four, v2, v3's bf16)
+// timed again with CUDA graphs (data/h200-triton-splitk-retime/gate-fp16,
+// gate-bf16): 1.019 / 1.117 / 1.006, against 1.018 / 1.083 / 1.006
+// launch-timed. The geomean and the best of top 5 meet the thresholds; the
+// worst is 768x768x12288, the same pick (64x128x128 unsplit, 42.9 us then,
+// 43.7 now) against a best that moved from 39.6 to 39.1 us, 2% apart
+// between the two measurements. The family without reduce_split_us scores
+// 1.021 / 1.117 / 1.008. A known miss: it must keep missing the worst
+// threshold (a fix moves it into the gate) and stay within these bounds.
+TEST(SplitKCli, Validate_RetimedGateShapes_KnownMissStaysBounded) {
+  const std::string data = source_path("data/h200-triton-splitk-retime/gate-fp16") + " " +
+                           source_path("data/h200-triton-splitk-retime/gate-bf16");
+  expect_known_miss(data, "--max-top1-geomean 1.03 --max-top1-worst 1.12 --max-top5-geomean 1.01", 21);
+}
+
 // Decode below M = 16. The shapes of splitk-v3 (fp16 M = 1 and 8), m1b,
 // m8b and m2 were first timed by the kernels' Python launches, which fall
 // behind the GPU in episodes of a slow host (data/h200-split-timing); they
