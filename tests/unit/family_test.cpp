@@ -125,6 +125,12 @@ TEST(Family, EveryRule_IsAnErrorNamingTheKey) {
        "reduce_launch_us -1 must be a finite number between 0 and 1e9"},
       {"/split_k/constants/extra", json::object({{"value", 1}}), false,
        "'split_k.constants.extra' is not a constant of this section"},
+      {"/split_k/constants/reduce_split_us/value", -0.3, false,
+       "reduce_split_us -0.3 must be a finite number between 0 and 1e9"},
+      {"/split_k/constants/reduce_split_us/value", 1e300, false,
+       "reduce_split_us 1e+300 must be a finite number between 0 and 1e9"},
+      {"/split_k/constants/reduce_split_us/value", "slow", false, "must be a number"},
+      {"/split_k/constants/reduce_split_us", 0.3, false, "'split_k.constants.reduce_split_us' must be an object"},
       {"/time/constants/transpose_cycles/value", -2, false,
        "transpose_cycles -2 must be a finite number between 0 and 1e9"},
       // The held-tile constants: optional, in range when present.
@@ -236,6 +242,18 @@ TEST(Family, EpilogueConstants_AreOptionalAndAbsentReadsZero) {
   EXPECT_EQ(f->regs.per_narrow_c_row_accumulator, 0.0);
   EXPECT_EQ(f->time.epilogue_spill_cycles, 0.0);
   EXPECT_EQ(f->regs.base, default_family().regs.base);
+}
+
+TEST(Family, ReductionPerSplitTerm_IsOptionalAndAbsentReadsZero) {
+  // Family files written before the reduction's per-split term still load,
+  // and price the reduction by its launch and bytes alone.
+  json j = json::parse(family_json(default_family()));
+  ASSERT_GT(default_family().split_k->constants.reduce_split_us, 0.0);
+  j["split_k"]["constants"].erase("reduce_split_us");
+  const Result<KernelFamily> f = parse_family(j.dump(), "older.json");
+  ASSERT_TRUE(f.ok()) << f.error().message;
+  EXPECT_EQ(f->split_k->constants.reduce_split_us, 0.0);
+  EXPECT_EQ(f->split_k->constants.reduce_gbps, default_family().split_k->constants.reduce_gbps);
 }
 
 TEST(Family, TypeOverrides_ReplaceOnlyTheirConstants) {
