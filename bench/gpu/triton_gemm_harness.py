@@ -527,8 +527,21 @@ MFEW_HELD_OUT = [
     "2x8192x28672:bfloat16:rc", "5x6144x4096:bfloat16:rc", "12x14336x4096:bfloat16:rc",
     "4x8192x8192:float8_e4m3:rc", "6x4096x14336:float8_e4m3:rc",
 ]
+# Calibration cases for the programs that walk K in step below M = 16 (their
+# A tiles repeat A's rows, every program requests the same lines of A at
+# once: data/h200-profile-few-programs), chosen before measuring, to fit
+# in_step_a_ns (data/h200-triton-mstep). M from 2 to 14, programs from 16 to
+# past 132, the 16-bit types and fp8, B N- and K-major; none of these (M, N,
+# K, type, layout) is in an earlier set.
+MSTEP_CALIBRATION = [
+    "2x8192x4096", "3x14336x4096", "4x2048x8192", "6x6144x4096", "8x11008x4096", "10x4096x4096",
+    "14x8192x4096", "6x8192x8192:float16:rc",
+    "2x4096x8192:bfloat16:rr", "4x5120x5120:bfloat16:rr", "3x14336x4096:bfloat16:rc",
+    "2x8192x4096:float8_e4m3:rc", "8x14336x4096:float8_e4m3:rc",
+]
 CASE_SETS = {
     "m1a": (M1A_CALIBRATION, []),
+    "mstep": (MSTEP_CALIBRATION, []),
     "mfew": ([], MFEW_HELD_OUT),
     "m23": ([], M23_HELD_OUT),
     "m24": ([], M24_HELD_OUT),
