@@ -134,6 +134,9 @@ TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem
                           ? k.one_row_a_extra / static_cast<double>(p.m) *
                                 static_cast<double>(cfg.block_m * cfg.block_k * p.elem_bytes())
                           : 0.0;
+  t.a_row_copies = acc.a.repeated_rows && cfg.block_m > p.m
+                       ? static_cast<double>(cfg.block_m) / static_cast<double>(p.m)
+                       : 0.0;
   // The L2 serves an asynchronous copy's rows in read requests of at most one
   // cache line each: a row shorter than a line (K-major with block_K ·
   // element size < 128 bytes) is a request of fewer sectors, and the L2's
@@ -374,6 +377,13 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   const double mma_transpose_us = mma_us + t.transpose_us;
   const double busy_us = std::max({mma_transpose_us, t.narrow_us, load_us});
   const double epilogue_us = k.epilogue_factor * c_tile_bytes / sm_bytes_per_us + narrow_store_us;
+  // Programs walking K in step (A of M < 16 rows, repeated in every tile):
+  // the resident programs of one K slice request the same lines of A at
+  // once, block_M / M copies each, and those requests queue on the L2 slices
+  // that hold the lines (measured: data/h200-profile-few-programs; a split
+  // spreads the programs over s K slices). docs/model.md §3.
+  const double resident = static_cast<double>(std::min(programs, sms * t.blocks_per_sm));
+  const double in_step_us = k.in_step_a_ns * 1e-3 * resident / static_cast<double>(s) * t.a_row_copies;
   // A round of j programs on one SM: each one's critical path (start, first
   // load, main loop, epilogue), or the SM's resources busy with all j.
   auto tile_us = [&](int64_t j) {
@@ -389,7 +399,7 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
     // measured, their two-block configurations are no slower than predicted
     // without the queue (docs/model.md §3, "Narrow stores of C queue").
     const double queued_us = t.paired_narrow ? 0.0 : (jd - 1.0) * narrow_store_us;
-    const double path = k.tile_overhead_us + latency_us + kt * period + epilogue_us + queued_us;
+    const double path = k.tile_overhead_us + latency_us + kt * (period + in_step_us) + epilogue_us + queued_us;
     return std::max(path, jd * (kt * busy_us + epilogue_us));
   };
   const int64_t per_sm = ceil_div(programs, sms);
@@ -422,6 +432,7 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   if (out) {
     out->time_us = time;
     out->reduce_us = reduce_us;
+    out->in_step_us = kt * in_step_us;
     out->dram_bytes = gemm_dram;
     out->sm_us = sm_us;
     out->dram_us = dram_us;

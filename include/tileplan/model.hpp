@@ -74,6 +74,7 @@ struct TileCosts {
   double stage_bytes = 0;   // operand bytes of one iteration
   double l2_async_bytes = 0;  // of stage_bytes, the asynchronously copied rows'
   double repeated_rows_a_bytes = 0;  // L2 bytes a stage's A of M < 16 rows adds: one_row_a_extra / M per byte of it
+  double a_row_copies = 0;  // copies of each of A's rows in its tile where they repeat (block_M / M; M < 16), else 0
   double l2_requests = 0;     // their L2 read requests (one per line a row touches)
   double l2_stage_bytes = 0;  // what a stage costs L2: its bytes and its requests (l2_request_bytes each), joined
   double c_tile_bytes = 0;  // output bytes of one tile
@@ -82,6 +83,7 @@ struct TileCosts {
 struct Prediction {
   double time_us = 0;       // the GEMM, and the reduction of a split
   double reduce_us = 0;     // the split-K reduction kernel (0 without a split)
+  double in_step_us = 0;    // of a program's path, what its K steps in step with the others add (in_step_a_ns)
   TimeBound bound = TimeBound::none;
   double dram_bytes = 0;  // under the grouped tile order
   double sm_us = 0;       // the busiest SM's time

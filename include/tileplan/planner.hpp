@@ -61,6 +61,10 @@ struct Verdict : TileCheck {
   // Of l2_stage_bytes' bytes, what A of few rows adds (M < 16:
   // one_row_a_extra / M per byte of A's stage; docs/model.md §3); 0 otherwise.
   double repeated_rows_a_bytes = 0;
+  // A of few rows, the programs walking K in step (M < 16): what their
+  // requests of the same lines add to one program's path (in_step_a_ns ×
+  // programs in step × block_M / M a K step; docs/model.md §3); 0 otherwise.
+  double in_step_us = 0;
 };
 
 // Plans many problems against one device and search space: the

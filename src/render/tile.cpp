@@ -82,10 +82,10 @@ void prediction_json(std::string& s, const Verdict& v) {
     s += ",\"carveout_bytes\":null,\"l1_bytes_per_block\":null,\"narrow_lines_bytes\":null,\"l1_short\":null";
   // A stage's L2 read requests and what it costs L2 (l2_request_bytes, docs/model.md §3).
   if (has_time(v))
-    fmt::format_to(o, FMT_COMPILE(",\"l2_requests\":{},\"l2_stage_bytes\":{},\"repeated_rows_a_bytes\":{}"), v.l2_requests,
-                   v.l2_stage_bytes, v.repeated_rows_a_bytes);
+    fmt::format_to(o, FMT_COMPILE(",\"l2_requests\":{},\"l2_stage_bytes\":{},\"repeated_rows_a_bytes\":{},\"in_step_us\":{}"),
+                   v.l2_requests, v.l2_stage_bytes, v.repeated_rows_a_bytes, v.in_step_us);
   else
-    s += ",\"l2_requests\":null,\"l2_stage_bytes\":null,\"repeated_rows_a_bytes\":null";
+    s += ",\"l2_requests\":null,\"l2_stage_bytes\":null,\"repeated_rows_a_bytes\":null,\"in_step_us\":null";
 }
 
 // The problem's findings (problem_findings) as strings, like a candidate's.
@@ -347,6 +347,11 @@ std::string diagnose_text(const TileReport& r) {
                    r.problem.m == 1 ? fmt::format("{} times", c.block_m)
                                     : fmt::format("{:.3g} times each", static_cast<double>(c.block_m) / r.problem.m),
                    kb(c.block_m * c.block_k * r.problem.elem_bytes()), kb(static_cast<int64_t>(v.repeated_rows_a_bytes)));
+  if (has_time(v) && v.in_step_us > 0)
+    fmt::format_to(o,
+                   "   programs in step        their K loops request A's same lines at once ({:.3g} copies each): "
+                   "{:.1f} us of the path\n",
+                   static_cast<double>(c.block_m) / static_cast<double>(r.problem.m), v.in_step_us);
   if (has_time(v) && r.measured_space && !in_space(*r.measured_space, c))
     fmt::format_to(o, "   extrapolated            the tile is outside the space family {} was measured on: its "
                       "prediction is not validated\n", r.family);
