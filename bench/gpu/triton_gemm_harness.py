@@ -539,9 +539,20 @@ MSTEP_CALIBRATION = [
     "2x4096x8192:bfloat16:rr", "4x5120x5120:bfloat16:rr", "3x14336x4096:bfloat16:rc",
     "2x8192x4096:float8_e4m3:rc", "8x14336x4096:float8_e4m3:rc",
 ]
+# Fresh decode steps of 1 to 14 tokens after in_step_a_ns and one_row_a_extra
+# were fitted together on mstep and m1a (the twelfth round) and frozen,
+# chosen before measuring (data/h200-triton-mstep-fresh): nothing fitted.
+MSTEP_FRESH_HELD_OUT = [
+    "2x11008x4096", "6x14336x4096", "10x8192x8192", "14x6144x4096", "1x8192x4096",
+    "3x8192x4096:float16:rc", "12x11008x4096:float16:rc",
+    "4x3584x18944:bfloat16:rr", "1x6144x8192:bfloat16:rr",
+    "2x8192x8192:bfloat16:rc", "10x4096x14336:bfloat16:rc",
+    "8x3584x18944:float8_e4m3:rc", "2x5120x5120:float8_e4m3:rc", "1x28672x8192:float8_e4m3:rc",
+]
 CASE_SETS = {
     "m1a": (M1A_CALIBRATION, []),
     "mstep": (MSTEP_CALIBRATION, []),
+    "mstep-fresh": ([], MSTEP_FRESH_HELD_OUT),
     "mfew": ([], MFEW_HELD_OUT),
     "m23": ([], M23_HELD_OUT),
     "m24": ([], M24_HELD_OUT),
