@@ -549,10 +549,22 @@ MSTEP_FRESH_HELD_OUT = [
     "2x8192x8192:bfloat16:rc", "10x4096x14336:bfloat16:rc",
     "8x3584x18944:float8_e4m3:rc", "2x5120x5120:float8_e4m3:rc", "1x28672x8192:float8_e4m3:rc",
 ]
+# Fresh decode steps after in_step_a_ns got a constant of its own at M = 1
+# (in_step_one_row_ns; the twelfth round refitted on mstep and m1a) and was
+# frozen, chosen before measuring (data/h200-triton-mstep-fresh2): Qwen2,
+# Gemma and Phi-3 projections among others; nothing fitted.
+MSTEP_FRESH2_HELD_OUT = [
+    "2x4608x3584", "5x24576x3072", "8x3072x24576", "12x29568x8192", "1x4608x3584",
+    "6x10240x8192:float16:rc", "1x3072x24576:float16:rc",
+    "3x24576x3072:bfloat16:rr", "1x29568x8192:bfloat16:rr",
+    "4x4608x3584:bfloat16:rc", "14x8192x28672:bfloat16:rc",
+    "3x3072x24576:float8_e4m3:rc", "12x4608x3584:float8_e4m3:rc", "1x24576x3072:float8_e4m3:rc",
+]
 CASE_SETS = {
     "m1a": (M1A_CALIBRATION, []),
     "mstep": (MSTEP_CALIBRATION, []),
     "mstep-fresh": ([], MSTEP_FRESH_HELD_OUT),
+    "mstep-fresh2": ([], MSTEP_FRESH2_HELD_OUT),
     "mfew": ([], MFEW_HELD_OUT),
     "m23": ([], M23_HELD_OUT),
     "m24": ([], M24_HELD_OUT),

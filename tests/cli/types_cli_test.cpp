@@ -535,6 +535,32 @@ TEST(TypesCli, Diagnose_AOfFewRows_SaysWhatItsStageCostsL2) {
   EXPECT_TRUE(run_json("tile --m 1 --topk 1 --model seed")["candidates"][0]["repeated_rows_a_bytes"].is_null());
 }
 
+// Programs walking K in step (M < 16): the candidate carries what they add
+// to a program's path, in_step_a_ns x programs in step x block_M / M a K
+// step (docs/model.md §3), and --diagnose says it.
+TEST(TypesCli, AOfFewRows_ProgramsInStep_InJsonAndDiagnose) {
+  std::ifstream family_file(source_path("data/families/triton.json"));
+  const double ns = json::parse(family_file)["time"]["constants"]["in_step_a_ns"]["value"].get<double>();
+  ASSERT_GT(ns, 0.0);
+  const std::string tile = "tile --n 6144 --k 4096 --block-m 64 --block-n 128 --block-k 128 --stages 4 --threads 128 ";
+  // 48 programs, 32 K steps, 32 copies of each of A's two rows.
+  const json two = run_json(tile + "--m 2 --topk 0")["candidates"][0];
+  EXPECT_NEAR(two["in_step_us"].get<double>(), 32 * ns * 1e-3 * 48 * 32, 1e-9) << two.dump();
+  // Split 4: 192 programs, 132 resident, a quarter of them per K slice, over
+  // a quarter of the steps.
+  const json split = run_json(tile + "--m 2 --split-k 4 --topk 0")["candidates"][0];
+  EXPECT_NEAR(split["in_step_us"].get<double>(), 8 * ns * 1e-3 * 33 * 32, 1e-9) << split.dump();
+  EXPECT_EQ(run_json(tile + "--m 16 --topk 0")["candidates"][0]["in_step_us"].get<double>(), 0.0);
+  EXPECT_TRUE(run_json(tile + "--m 2 --topk 0 --model seed")["candidates"][0]["in_step_us"].is_null());
+  const CliResult d = run_cli(tile + "--m 2 --diagnose");
+  EXPECT_EQ(d.status, 0) << d.err;
+  char want[160];
+  std::snprintf(want, sizeof want, "programs in step        their K loops request A's same lines at once (32 copies each): %.1f us",
+                32 * ns * 1e-3 * 48 * 32);
+  EXPECT_NE(d.out.find(want), std::string::npos) << d.out;
+  EXPECT_EQ(run_cli(tile + "--m 16 --diagnose").out.find("programs in step"), std::string::npos);
+}
+
 TEST(TypesCli, Diagnose_NarrowB_ReportsTheL1ItsLoadsSee) {
   const std::string args = "tile --m 128 --n 50257 --k 4096 --block-m 128 --block-n 64 --block-k 128 --stages 3 "
                            "--threads 128 --diagnose";

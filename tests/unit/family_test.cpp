@@ -199,6 +199,15 @@ TEST(Family, EveryRule_IsAnErrorNamingTheKey) {
       {"/time/constants/one_row_a_extra", 5, false, "'time.constants.one_row_a_extra' must be an object"},
       {"/by_input_type/tfloat32/time/one_row_a_extra", json::object({{"value", -0.5}}), false,
        "one_row_a_extra -0.5 must be a finite number between 0 and 1e9 (for tfloat32)"},
+      // in_step_a_ns: optional, in range when present.
+      {"/time/constants/in_step_a_ns/value", -0.01, false,
+       "in_step_a_ns -0.01 must be a finite number between 0 and 1e9"},
+      {"/time/constants/in_step_a_ns/value", 1e300, false,
+       "in_step_a_ns 1e+300 must be a finite number between 0 and 1e9"},
+      {"/time/constants/in_step_a_ns/value", "0.03", false, "'time.constants.in_step_a_ns.value' must be a number"},
+      {"/time/constants/in_step_a_ns", 0.03, false, "'time.constants.in_step_a_ns' must be an object"},
+      {"/by_input_type/float8_e4m3/time/in_step_a_ns", json::object({{"value", -1}}), false,
+       "in_step_a_ns -1 must be a finite number between 0 and 1e9 (for float8_e4m3)"},
       {"/space/block_m", json::array(), false, "space.block_m"},
       // The epilogue's row term: optional, in range when present.
       {"/registers/constants/per_narrow_c_row_accumulator/value", 2e6, false,
