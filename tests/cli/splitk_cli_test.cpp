@@ -159,13 +159,24 @@ TEST(SplitKCli, Validate_RetimedGateShapes_KnownMissStaysBounded) {
 // kernels of 67 to 264 programs at M < 16 run 1.2-1.3x their predicted time
 // where split kernels of as many programs run at theirs (2x6144x4096 picks
 // the unsplit 64x128x128, 1.244), and bf16 1x8192x2048's unsplit tiles run
-// 1.4-1.6x theirs (docs/model.md §6). They must keep missing (a fix moves
-// them into the gate above) and must not get worse than measured.
+// 1.4-1.6x theirs (docs/model.md §6). Then the programs walking K in step
+// (in_step_a_ns and in_step_one_row_ns, fitted with one_row_a_extra on the
+// calibration sets mstep and m1a; splitk-step, calibration too, checked the
+// split kernels): the 34 went to 1.040 / 1.330 / 1.012, and the fresh
+// splitk-step-fresh (after a first fit, one constant for every M) and
+// splitk-step-fresh2 (after the refit with M = 1 apart), 24 cases, score
+// 1.045 / 1.300 / 1.008 (the family before 1.058 / 1.300 / 1.008).
+// 58 cases: 1.042 / 1.330 / 1.010 (the family before 1.057 / 1.330 /
+// 1.014; by class at most 1.054 geomean, bf16 M = 1, and 1.013 best of top
+// 5). They must keep missing (a fix moves them into the gate above) and
+// must not get worse than measured.
 TEST(SplitKCli, Validate_DecodeMBelow16_KnownMissStaysBounded) {
   std::string data;
-  for (const char* d : {"retime/m", "retime/one", "retime/one-bf16", "g1/m", "g1/one", "g1/one-bf16"})
+  for (const char* d : {"retime/m", "retime/one", "retime/one-bf16", "g1/m", "g1/one", "g1/one-bf16",
+                        "step-fresh/m", "step-fresh/m-bf16", "step-fresh/one", "step-fresh/one-bf16",
+                        "step-fresh2/m", "step-fresh2/m-bf16", "step-fresh2/one", "step-fresh2/one-bf16"})
     data += source_path(std::string("data/h200-triton-splitk-") + d) + " ";
-  expect_known_miss(data, "--max-top1-geomean 1.07 --max-top1-worst 1.34 --max-top5-geomean 1.05", 34);
+  expect_known_miss(data, "--max-top1-geomean 1.06 --max-top1-worst 1.34 --max-top5-geomean 1.02", 58);
 }
 
 }  // namespace
