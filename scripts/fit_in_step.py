@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fit in_step_a_ns and in_step_one_row_ns (programs walking K in step) with one_row_a_extra, below M = 16.
+"""Fit in_step_a_ns (programs walking K in step) with one_row_a_extra, below M = 16.
 
 Where A has M < 16 rows, the Triton kernel's A tile repeats them (block_M / M
 copies each), every program requests the same lines of A at once, and the
@@ -7,9 +7,8 @@ model adds to each K step of a program's path
 
     in_step_a_ns x (programs resident at once / split factor) x block_M / M
 
-(docs/model.md §3), in_step_one_row_ns in its place at M = 1, which Triton
-compiles apart. The term overlaps A's repeated-row bytes, one_row_a_extra
-/ M per byte of A's stage, so the three are fitted together: a grid of them,
+(docs/model.md §3). The term overlaps A's repeated-row bytes, one_row_a_extra
+/ M per byte of A's stage, so the two are fitted together: a grid of both,
 every other constant held, scored by `tileplan_fit --time`'s objective (the
 weighted squared log error plus a smooth top-1 regret, calibration shapes
 only) per input type over the calibration datasets, and joined weighted by
@@ -17,7 +16,7 @@ each type's number of calibration shapes. Prints the grid, the best point and
 the family's own point, and writes the best into a copy of the family
 (--output) with where it came from.
 
-    python3 scripts/fit_in_step.py [--in-step 0.04,...] [--in-step-one-row 0.01,...] [--one-row 3,3.5,...]
+    python3 scripts/fit_in_step.py [--in-step 0.02,0.025,...] [--one-row 3,3.5,...]
         [--family-file data/families/triton.json] [--output FILE] DATASET...
 
 Default datasets: data/h200-triton-mstep (M = 2 to 14) and data/h200-triton-m1a
@@ -77,10 +76,8 @@ def objective(fit: str, family: pathlib.Path, dtype: str, datasets, names) -> fl
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("datasets", nargs="*", default=list(DEFAULT_DATASETS))
-    ap.add_argument("--in-step", type=floats, default=floats("0.03,0.035,0.04,0.045,0.05,0.055,0.06,0.065,0.07"),
-                    help="in_step_a_ns values (ns; 2 <= M < 16)")
-    ap.add_argument("--in-step-one-row", type=floats, default=floats("0,0.01,0.015,0.02,0.025,0.03,0.035,0.04"),
-                    help="in_step_one_row_ns values (ns; M = 1)")
+    ap.add_argument("--in-step", type=floats, default=floats("0.02,0.025,0.03,0.035,0.04,0.045,0.05"),
+                    help="in_step_a_ns values (ns)")
     ap.add_argument("--one-row", type=floats, default=floats("3,3.5,4,4.5,5"), help="one_row_a_extra values")
     ap.add_argument("--family-file", default=str(ROOT / "data/families/triton.json"))
     ap.add_argument("--fit", default=str(ROOT / "build/release/tileplan_fit"), help="the tileplan_fit binary")
@@ -88,15 +85,14 @@ def main() -> int:
     a = ap.parse_args()
     family = json.loads(pathlib.Path(a.family_file).read_text())
     constants = family["time"]["constants"]
-    names = sorted(set(constants) | {"in_step_a_ns", "in_step_one_row_ns"})
+    names = sorted(set(constants) | {"in_step_a_ns"})
     weights = {t: calibration_shapes(a.datasets, t) for t in TYPES}
     if not sum(weights.values()):
         sys.exit("fit_in_step: the datasets have no float16 or bfloat16 calibration case")
 
-    def score(c: float, c1: float, e: float) -> tuple[float, dict]:
+    def score(c: float, e: float) -> tuple[float, dict]:
         trial = json.loads(json.dumps(family))
         trial["time"]["constants"].setdefault("in_step_a_ns", {"fitted_on": "trial"})["value"] = c
-        trial["time"]["constants"].setdefault("in_step_one_row_ns", {"fitted_on": "trial"})["value"] = c1
         trial["time"]["constants"]["one_row_a_extra"]["value"] = e
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
             json.dump(trial, f)
@@ -109,29 +105,24 @@ def main() -> int:
         return joint, per
 
     print(f"calibration cases: " + ", ".join(f"{t} {weights[t]}" for t in TYPES) + f" ({' '.join(a.datasets)})")
-    print(f"{'in_step_a_ns':>12} {'in_step_one_row_ns':>18} {'one_row_a_extra':>15} " +
-          " ".join(f"{t:>9}" for t in TYPES) + "     joint")
+    print(f"{'in_step_a_ns':>12} {'one_row_a_extra':>15} " + " ".join(f"{t:>9}" for t in TYPES) + "     joint")
     best = None
     for e in a.one_row:
         for c in a.in_step:
-            for c1 in a.in_step_one_row:
-                joint, per = score(c, c1, e)
-                print(f"{c:12.4g} {c1:18.4g} {e:15.4g} " +
-                      " ".join(f"{per.get(t, float('nan')):9.5f}" for t in TYPES) + f" {joint:9.5f}")
-                if best is None or joint < best[0]:
-                    best = (joint, c, c1, e)
+            joint, per = score(c, e)
+            print(f"{c:12.4g} {e:15.4g} " + " ".join(f"{per.get(t, float('nan')):9.5f}" for t in TYPES) +
+                  f" {joint:9.5f}")
+            if best is None or joint < best[0]:
+                best = (joint, c, e)
     own_c = constants.get("in_step_a_ns", {}).get("value", 0.0)
-    own_c1 = constants.get("in_step_one_row_ns", {}).get("value", 0.0)
     own_e = constants["one_row_a_extra"]["value"]
-    own, _ = score(own_c, own_c1, own_e)
-    off, _ = score(0.0, 0.0, own_e)
-    print(f"best: in_step_a_ns {best[1]:g}, in_step_one_row_ns {best[2]:g}, one_row_a_extra {best[3]:g} "
-          f"(joint {best[0]:.5f}); the family's own {own_c:g}, {own_c1:g}, {own_e:g}: {own:.5f}; "
-          f"without the terms at {own_e:g}: {off:.5f}")
+    own, _ = score(own_c, own_e)
+    off, _ = score(0.0, own_e)
+    print(f"best: in_step_a_ns {best[1]:g}, one_row_a_extra {best[2]:g} (joint {best[0]:.5f}); "
+          f"the family's own {own_c:g}, {own_e:g}: {own:.5f}; without the term at {own_e:g}: {off:.5f}")
     if a.output:
         constants.setdefault("in_step_a_ns", {})["value"] = best[1]
-        constants.setdefault("in_step_one_row_ns", {})["value"] = best[2]
-        constants["one_row_a_extra"]["value"] = best[3]
+        constants["one_row_a_extra"]["value"] = best[2]
         pathlib.Path(a.output).write_text(json.dumps(family, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
     return 0
 

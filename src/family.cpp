@@ -181,8 +181,7 @@ void read_constants(Reader& rd, const json& section, std::string_view section_na
                           info[i].name == "epilogue_spill_cycles" || info[i].name == "async_share" ||
                           info[i].name == "overlap_power" || info[i].name == "l1_miss_cycles" ||
                           info[i].name == "l2_request_bytes" || info[i].name == "one_row_a_extra" ||
-                          info[i].name == "reduce_split_us" || info[i].name == "in_step_a_ns" ||
-                          info[i].name == "in_step_one_row_ns";
+                          info[i].name == "reduce_split_us" || info[i].name == "in_step_a_ns";
     const json* c = rd.object(*constants, info[i].name, cpath, !optional);
     if (!c) {
       if (rd.failed()) return;

@@ -381,11 +381,9 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   // the resident programs of one K slice request the same lines of A at
   // once, block_M / M copies each, and those requests queue on the L2 slices
   // that hold the lines (measured: data/h200-profile-few-programs; a split
-  // spreads the programs over s K slices). Triton compiles M = 1 apart (its
-  // own specialization): a constant of its own. docs/model.md §3.
+  // spreads the programs over s K slices). docs/model.md §3.
   const double resident = static_cast<double>(std::min(programs, sms * t.blocks_per_sm));
-  const double in_step_ns = p.m == 1 ? k.in_step_one_row_ns : k.in_step_a_ns;
-  const double in_step_us = in_step_ns * 1e-3 * resident / static_cast<double>(s) * t.a_row_copies;
+  const double in_step_us = k.in_step_a_ns * 1e-3 * resident / static_cast<double>(s) * t.a_row_copies;
   // A round of j programs on one SM: each one's critical path (start, first
   // load, main loop, epilogue), or the SM's resources busy with all j.
   auto tile_us = [&](int64_t j) {

@@ -85,8 +85,7 @@ namespace tileplan {
   X(l1_miss_cycles, "cycles", "SM cycles added per warp-wide load of an operand that goes through registers, times the square of the share of its tile's cache lines that the L1 left to a block cannot hold (0: L1 capacity not priced)") \
   X(l2_request_bytes, "B", "L2 bandwidth, in bytes, that one read request of an asynchronous copy costs (a request covers at most one cache line, so rows shorter than a line take more requests per byte); a stage's bytes and its requests join in a smooth maximum of order overlap_power (0: requests not priced)") \
   X(one_row_a_extra, "", "L2 bytes added per byte of A's stage where A has one row (M = 1, A row-major: every row of the tile is that row, and every copy of it requests the same cache lines); divided by M where A has M < 16 rows, each repeated in the tile; 0: not priced") \
-  X(in_step_a_ns, "ns", "time added to each main-loop step per copy of A's lines that programs walking K in step request at once, where A has M < 16 rows repeated in the tile (row-major, copied asynchronously): (programs resident at once / split factor) x block_M / M copies; at 2 <= M < 16 (M = 1: in_step_one_row_ns); 0: not priced") \
-  X(in_step_one_row_ns, "ns", "in_step_a_ns where A has one row (M = 1, which Triton compiles apart): per copy of A's row, block_M of them, that the programs in step request at once; 0: not priced")
+  X(in_step_a_ns, "ns", "time added to each main-loop step per copy of A's lines that programs walking K in step request at once, where A has M < 16 rows repeated in the tile (row-major, copied asynchronously): (programs resident at once / split factor) x block_M / M copies; 0: not priced")
 
 struct TimeConstants {
 #define TILEPLAN_X(name, unit, desc) double name = 0;

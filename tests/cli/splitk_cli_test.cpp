@@ -160,15 +160,13 @@ TEST(SplitKCli, Validate_RetimedGateShapes_KnownMissStaysBounded) {
 // where split kernels of as many programs run at theirs (2x6144x4096 picks
 // the unsplit 64x128x128, 1.244), and bf16 1x8192x2048's unsplit tiles run
 // 1.4-1.6x theirs (docs/model.md §6). Then the programs walking K in step
-// (in_step_a_ns and in_step_one_row_ns, fitted with one_row_a_extra on the
-// calibration sets mstep and m1a; splitk-step, calibration too, checked the
-// split kernels): the 34 went to 1.040 / 1.330 / 1.012, and the fresh
-// splitk-step-fresh (after a first fit, one constant for every M) and
-// splitk-step-fresh2 (after the refit with M = 1 apart), 24 cases, score
-// 1.045 / 1.300 / 1.008 (the family before 1.058 / 1.300 / 1.008).
-// 58 cases: 1.042 / 1.330 / 1.010 (the family before 1.057 / 1.330 /
-// 1.014; by class at most 1.054 geomean, bf16 M = 1, and 1.013 best of top
-// 5). They must keep missing (a fix moves them into the gate above) and
+// (in_step_a_ns, fitted with one_row_a_extra on the calibration sets mstep
+// and m1a; splitk-step, calibration too, checked the split kernels): the 34
+// went to 1.040 / 1.330 / 1.010, and the fresh splitk-step-fresh and
+// splitk-step-fresh2, measured after it was frozen, 24 cases, score 1.045 /
+// 1.300 / 1.007 (the family before 1.058 / 1.300 / 1.008). 58 cases: 1.042
+// / 1.330 / 1.009 (the family before 1.057 / 1.330 / 1.014; by class at
+// most 1.054 geomean, bf16 M = 1, and 1.013 best of top 5). They must keep missing (a fix moves them into the gate above) and
 // must not get worse than measured.
 TEST(SplitKCli, Validate_DecodeMBelow16_KnownMissStaysBounded) {
   std::string data;
