@@ -130,13 +130,11 @@ TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem
   // A of fewer than 16 rows: the tile repeats A's M rows, every copy
   // requests the same lines, and those requests cost the L2 one_row_a_extra / M
   // more per byte of A's stage (docs/model.md §3, "A of few rows").
-  t.repeated_rows_a_bytes = acc.a.repeated_rows && cfg.block_m > p.m
-                          ? k.one_row_a_extra / static_cast<double>(p.m) *
-                                static_cast<double>(cfg.block_m * cfg.block_k * p.elem_bytes())
-                          : 0.0;
-  t.a_row_copies = acc.a.repeated_rows && cfg.block_m > p.m
-                       ? static_cast<double>(cfg.block_m) / static_cast<double>(p.m)
-                       : 0.0;
+  const bool repeats = acc.a.repeated_rows && cfg.block_m > p.m;
+  t.a_row_copies = repeats ? static_cast<double>(cfg.block_m) / static_cast<double>(p.m) : 0.0;
+  t.repeated_rows_a_bytes = repeats ? k.one_row_a_extra / static_cast<double>(p.m) *
+                                          static_cast<double>(cfg.block_m * cfg.block_k * p.elem_bytes())
+                                    : 0.0;
   // The L2 serves an asynchronous copy's rows in read requests of at most one
   // cache line each: a row shorter than a line (K-major with block_K ·
   // element size < 128 bytes) is a request of fewer sectors, and the L2's
