@@ -560,9 +560,21 @@ MSTEP_FRESH2_HELD_OUT = [
     "4x4608x3584:bfloat16:rc", "14x8192x28672:bfloat16:rc",
     "3x3072x24576:float8_e4m3:rc", "12x4608x3584:float8_e4m3:rc", "1x24576x3072:float8_e4m3:rc",
 ]
+# Calibration cases for fp8 (e4m3, B K-major) below M = 16, chosen before
+# measuring (data/h200-triton-mfp8): the held-out fp8 decode steps run 0.7x
+# their predicted time at long K and 1.1-1.4x at K = 3072-4096 (the fp8
+# constants were fitted on v5a's large shapes), so K spans 2048 to 28672;
+# M = 1 to 12, 16 to past 132 programs.
+MFP8_CALIBRATION = [
+    "2x8192x2048:float8_e4m3:rc", "2x4096x28672:float8_e4m3:rc", "3x16384x2048:float8_e4m3:rc",
+    "4x14336x8192:float8_e4m3:rc", "4x2048x16384:float8_e4m3:rc", "6x12288x4096:float8_e4m3:rc",
+    "8x4096x8192:float8_e4m3:rc", "12x6144x16384:float8_e4m3:rc",
+    "1x8192x16384:float8_e4m3:rc", "1x2048x8192:float8_e4m3:rc", "1x12288x12288:float8_e4m3:rc",
+]
 CASE_SETS = {
     "m1a": (M1A_CALIBRATION, []),
     "mstep": (MSTEP_CALIBRATION, []),
+    "mfp8": (MFP8_CALIBRATION, []),
     "mstep-fresh": ([], MSTEP_FRESH_HELD_OUT),
     "mstep-fresh2": ([], MSTEP_FRESH2_HELD_OUT),
     "mfew": ([], MFEW_HELD_OUT),
