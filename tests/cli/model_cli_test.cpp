@@ -139,7 +139,7 @@ constexpr const char* kGatedClasses =
     "bfloat16:rr:mnk,bfloat16:rr:Mnk,float16:rc:mnK,float16:rr:mnK,"
     "float16:rr:mnk,bfloat16:rr:MnK,float8_e4m3:rc:mnK,float16:rc:MnK,tfloat32:rr:MNK,"
     "bfloat16:rc:MnK,float16:rc:MNK,bfloat16:rc:mnK,"
-    "float16:rr:1NK,float16:rc:1NK,bfloat16:rr:1NK,bfloat16:rc:1NK,float8_e4m3:rc:1NK";
+    "float16:rr:1NK,float16:rc:1NK,bfloat16:rr:1NK,bfloat16:rc:1NK,float8_e4m3:rc:1NK,float8_e4m3:rc:MnK";
 TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
   std::string data;
   for (const char* v :
@@ -256,8 +256,13 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
   // mstep and m1a) and two fresh sets measured after it was frozen,
   // mstep-fresh and mstep-fresh2: their nine cases of gated classes 1.003 /
   // 1.019 (the family before, the same). 279 cases: 1.012 / 1.099, best of
-  // top 5 1.002.
-  EXPECT_NE(r.out.find("shapes 279:"), std::string::npos) << r.out;
+  // top 5 1.002. Then fp8's launch_us and miss_latency_cycles, refitted with
+  // the fp8 decode steps of mfp8 (calibration): fp8 with N alone unaligned
+  // (13 cases, 1.026 / 1.110 / 1.008 before) came in at 1.020 / 1.082 /
+  // 1.008, fp8 M = 1 went 1.003 / 1.014 to 1.016 / 1.083 (m1b's
+  // 1x6144x4096), fp8 aligned 1.014 to 1.012. 292 cases: 1.012 / 1.099,
+  // best of top 5 1.003.
+  EXPECT_NE(r.out.find("shapes 292:"), std::string::npos) << r.out;
   for (const char* c : {"float16:rr:MNK\n", "bfloat16:rr:MNK\n", "float8_e4m3:rc:MNK\n", "float8_e5m2:rc:MNK\n", "float16:rr:MNk\n",
                         "float16:rc:MNk\n", "float16:rc:mnk\n", "float16:rr:Mnk\n", "bfloat16:rr:MNk\n",
                         "float8_e4m3:rc:MNk\n", "tfloat32:rr:mNK\n", "bfloat16:rr:mNK\n",
@@ -265,7 +270,7 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
                         "float16:rr:mnk\n", "bfloat16:rr:MnK\n", "float8_e4m3:rc:mnK\n",
                         "float16:rc:MnK\n", "tfloat32:rr:MNK\n", "bfloat16:rc:MnK\n", "float16:rc:MNK\n",
                         "bfloat16:rc:mnK\n", "float16:rr:1NK\n", "float16:rc:1NK\n", "bfloat16:rr:1NK\n",
-                        "bfloat16:rc:1NK\n", "float8_e4m3:rc:1NK\n"})
+                        "bfloat16:rc:1NK\n", "float8_e4m3:rc:1NK\n", "float8_e4m3:rc:MnK\n"})
     EXPECT_NE(r.out.find(c), std::string::npos) << c;
 }
 
@@ -276,15 +281,15 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
 // 256x128x64 where 256x128x32 with 5 takes 9% less time: 1.101, 1.055 when
 // measured again); fp16 with B K-major and M alone unaligned (700x28672x8192
 // picks 128x128x64 where 64x256x64 wins by 11%); fp8 with M alone unaligned
-// (333x14336x4096: two blocks with a partial last round); fp8 with N alone
-// unaligned (C stored with narrow stores: 128x32001x1536 picks 64x256x128
-// with 8 warps where 128x64x128 wins by 11%).
+// (333x14336x4096: two blocks with a partial last round; the decode steps
+// of 2 to 12 tokens, 4x8192x8192 picks 64x256x128 where 64x64x64 wins). fp8
+// with N alone unaligned (C stored with narrow stores) left for the gate
+// with fp8's refit of launch_us and miss_latency_cycles.
 // They must keep missing the committed thresholds (a fix moves them into the
 // gate above) and must not get worse than measured when the constants were
 // frozen.
 constexpr const char* kKnownMisses =
-    "bfloat16:rc:MNK,float16:rr:MnK,float8_e4m3:rc:mNK,float8_e4m3:rc:MnK,float16:rr:mNK,float16:rc:mNK,"
-    "bfloat16:rc:mNK";
+    "bfloat16:rc:MNK,float16:rr:MnK,float8_e4m3:rc:mNK,float16:rr:mNK,float16:rc:mNK,bfloat16:rc:mNK";
 TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   std::string data;
   for (const char* v :
@@ -380,9 +385,15 @@ TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   // one of its fast tiles is measured 1.6-2.0x its predicted time, the term
   // or not, and the measured best (64x64x64, the most programs) is what the
   // term prices highest. 142 cases: 1.022 / 1.306, best of top 5 1.005 (fp8
-  // rc:mNK, 19 cases, 1.046 -> 1.052 / 1.306 / 1.015).
+  // rc:mNK, 19 cases, 1.046 -> 1.052 / 1.306 / 1.015). Then fp8's
+  // launch_us and miss_latency_cycles, refitted with the fp8 decode steps
+  // of mfp8 (calibration; the fp8 decode steps ran 0.7x their predicted
+  // time at long K and 1.1-1.4x at short K): fp8 rc:mNK 1.033 / 1.153 /
+  // 1.017 (4x8192x8192 1.306 -> 1.153, 6x4096x14336 1.247 -> 1.090), and
+  // fp8 with N alone unaligned (1.020 / 1.082 / 1.008) went to the gate.
+  // 129 cases: 1.019 / 1.153, best of top 5 1.005.
   expect_known_miss(data + "--split heldout --class " + kKnownMisses,
-                    "--max-top1-geomean 1.06 --max-top1-worst 1.31 --max-top5-geomean 1.02", 142);
+                    "--max-top1-geomean 1.04 --max-top1-worst 1.16 --max-top5-geomean 1.02", 129);
 }
 
 // bf16 with A and B row-major and M and N unaligned (B through registers, C
