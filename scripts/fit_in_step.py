@@ -47,12 +47,25 @@ def floats(text: str) -> list[float]:
     return values
 
 
+def fail(message: str) -> None:
+    """One line on stderr, exit status 2 (bad input)."""
+    print(f"fit_in_step: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
 def calibration_shapes(datasets, dtype: str) -> int:
     """The calibration cases of `dtype` in the datasets (the objective's weight)."""
     n = 0
     for d in datasets:
-        split = json.loads((pathlib.Path(d) / "split.json").read_text())
-        for case in split.get("calibration", []):
+        path = pathlib.Path(d) / "split.json"
+        try:
+            split = json.loads(path.read_text())
+            cases = split.get("calibration", [])
+            if not isinstance(cases, list) or not all(isinstance(c, str) for c in cases):
+                raise ValueError("'calibration' must be a list of case names")
+        except (OSError, ValueError, AttributeError) as e:
+            fail(f"{path}: not a dataset's split.json ({str(e)[:120]})")
+        for case in cases:
             parts = case.split(":")
             n += (parts[1] if len(parts) > 1 else "float16") == dtype
     return n
@@ -86,9 +99,11 @@ def main() -> int:
     family = json.loads(pathlib.Path(a.family_file).read_text())
     constants = family["time"]["constants"]
     names = sorted(set(constants) | {"in_step_a_ns"})
+    if len(a.in_step) * len(a.one_row) > 10000:
+        fail("the grid has more than 10000 points (--in-step values x --one-row values)")
     weights = {t: calibration_shapes(a.datasets, t) for t in TYPES}
     if not sum(weights.values()):
-        sys.exit("fit_in_step: the datasets have no float16 or bfloat16 calibration case")
+        fail("the datasets have no float16 or bfloat16 calibration case")
 
     def score(c: float, e: float) -> tuple[float, dict]:
         trial = json.loads(json.dumps(family))

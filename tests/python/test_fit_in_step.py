@@ -48,3 +48,23 @@ def test_bad_grid_values_are_one_error_and_exit_2(flag, value):
     assert p.returncode == 2
     assert any(flag in l for l in p.stderr.splitlines()), p.stderr
     assert "Traceback" not in p.stderr
+
+
+def test_bad_datasets_and_an_unbounded_grid_are_one_line_and_exit_2(tmp_path):
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "split.json").write_text("{not json")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "split.json").write_text('{"calibration": [], "held_out": ["2x4096x4096"]}')
+    wrong = tmp_path / "wrong"
+    wrong.mkdir()
+    (wrong / "split.json").write_text('{"calibration": 5}')
+    many = ",".join(["0.01"] * 200)
+    for args, says in (([str(tmp_path / "missing")], "split.json"), ([str(bad)], "split.json"),
+                       ([str(wrong)], "split.json"), ([str(empty)], "no float16 or bfloat16 calibration case"),
+                       (["--in-step", many, "--one-row", ",".join(["4"] * 100)], "10000 points")):
+        p = run_fit(*args)
+        assert p.returncode == 2, (args, p.stderr)
+        lines = [l for l in p.stderr.splitlines() if l.strip()]
+        assert len(lines) == 1 and says in lines[0], p.stderr
