@@ -145,7 +145,7 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
   for (const char* v :
        {"v5a", "v5b", "v6", "v7", "v8", "v9", "v10", "v12", "v14", "v16", "v17", "v18", "v19", "v21", "v22", "v23",
         "v24", "v25", "v26", "v28", "v29", "v30", "v31", "v32", "v34", "v35", "v36", "v37", "v38", "m1b", "mfew",
-        "mstep-fresh", "mstep-fresh2"})
+        "mstep-fresh", "mstep-fresh2", "mfp8-fresh"})
     data += source_path(std::string("data/h200-triton-") + v) + " ";
   const CliResult r = run_cli("validate " + data + "--split heldout --class " + kGatedClasses +
                               " --max-top1-geomean 1.03 --max-top1-worst 1.10 --max-top5-geomean 1.01");
@@ -261,8 +261,11 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
   // (13 cases, 1.026 / 1.110 / 1.008 before) came in at 1.020 / 1.082 /
   // 1.008, fp8 M = 1 went 1.003 / 1.014 to 1.016 / 1.083 (m1b's
   // 1x6144x4096), fp8 aligned 1.014 to 1.012. 292 cases: 1.012 / 1.099,
-  // best of top 5 1.003.
-  EXPECT_NE(r.out.find("shapes 292:"), std::string::npos) << r.out;
+  // best of top 5 1.003. Then the fresh mfp8-fresh, measured after that
+  // refit was frozen: its five cases of gated classes (fp8 M = 1, aligned,
+  // N alone and M and N unaligned) 1.010 / 1.035 / 1.004 (the family before
+  // the refit 1.027 / 1.089). 297 cases: 1.012 / 1.099, best of top 5 1.003.
+  EXPECT_NE(r.out.find("shapes 297:"), std::string::npos) << r.out;
   for (const char* c : {"float16:rr:MNK\n", "bfloat16:rr:MNK\n", "float8_e4m3:rc:MNK\n", "float8_e5m2:rc:MNK\n", "float16:rr:MNk\n",
                         "float16:rc:MNk\n", "float16:rc:mnk\n", "float16:rr:Mnk\n", "bfloat16:rr:MNk\n",
                         "float8_e4m3:rc:MNk\n", "tfloat32:rr:mNK\n", "bfloat16:rr:mNK\n",
@@ -295,7 +298,7 @@ TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   for (const char* v :
        {"v5a", "v5b", "v6", "v7", "v8", "v9", "v10", "v12", "v14", "v16", "v17", "v18", "v19", "v21", "v22", "v23",
         "v24", "v25", "v26", "v28", "v29", "v30", "v31", "v32", "v33", "v34", "v35", "v36", "v37", "v38", "m24",
-        "m23", "mfew", "mstep-fresh", "mstep-fresh2"})
+        "m23", "mfew", "mstep-fresh", "mstep-fresh2", "mfp8-fresh"})
     data += source_path(std::string("data/h200-triton-") + v) + " ";
   // 6 tf32 + 1 fp16 rc:MNK + 14 fp16 rr:MnK (3 of v24) + 4 bf16 rr:mnK (2 of
   // v24) + 5 fp8 rc:mNK + 4 fp8 rc:MnK +
@@ -391,9 +394,13 @@ TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   // time at long K and 1.1-1.4x at short K): fp8 rc:mNK 1.033 / 1.153 /
   // 1.017 (4x8192x8192 1.306 -> 1.153, 6x4096x14336 1.247 -> 1.090), and
   // fp8 with N alone unaligned (1.020 / 1.082 / 1.008) went to the gate.
-  // 129 cases: 1.019 / 1.153, best of top 5 1.005.
+  // 129 cases: 1.019 / 1.153, best of top 5 1.005. Then the fresh
+  // mfp8-fresh, measured after that refit was frozen: its five fp8 decode
+  // steps with M unaligned 1.010 / 1.019 / 1.004 (the family before the
+  // refit 1.018 / 1.053 / 1.000); fp8 rc:mNK 24 cases 1.028 / 1.153 /
+  // 1.015. 134 cases: 1.019 / 1.153, best of top 5 1.005.
   expect_known_miss(data + "--split heldout --class " + kKnownMisses,
-                    "--max-top1-geomean 1.04 --max-top1-worst 1.16 --max-top5-geomean 1.02", 129);
+                    "--max-top1-geomean 1.04 --max-top1-worst 1.16 --max-top5-geomean 1.02", 134);
 }
 
 // bf16 with A and B row-major and M and N unaligned (B through registers, C
