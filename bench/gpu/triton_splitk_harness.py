@@ -260,8 +260,8 @@ def fused_dirty(ws32, lock):
 
 def pipeline_smem_bytes(t):
     """Shared memory of the operand pipeline, as Triton 3.6 reports it for this
-    kernel family: stages x (BM*BK + BK*BN) x 2 bytes."""
-    return t["stages"] * (t["BM"] * t["BK"] + t["BK"] * t["BN"]) * 2
+    kernel family: stages x (BM*BK + BK*BN) x the operands' element size."""
+    return t["stages"] * (t["BM"] * t["BK"] + t["BK"] * t["BN"]) * run_dtype().itemsize
 
 
 def k_split_info(K, BK, split_k):
@@ -417,7 +417,31 @@ def run_dtype_name():
 
 
 def run_dtype():
-    return getattr(torch, run_dtype_name())
+    """The operands' torch type: float8_e4m3 is torch's float8_e4m3fn."""
+    name = run_dtype_name()
+    return torch.float8_e4m3fn if name == "float8_e4m3" else getattr(torch, name)
+
+
+def run_out_dtype():
+    """C's type: the operands' for 16-bit types, float16 for fp8 (as triton_gemm_harness.py)."""
+    return torch.float16 if run_dtype_name() == "float8_e4m3" else run_dtype()
+
+
+def b_kmajor():
+    """fp8 operands take B stored K-major (B[K,N] a column-major view of an [N,K] tensor): Hopper's fp8
+    wgmma reads B K-major only, and torch._scaled_mm (cuBLAS) requires it."""
+    return run_dtype_name() == "float8_e4m3"
+
+
+def operand(rows, cols, dt, transposed=False, random=False):
+    """An (rows, cols) operand of type dt, row-major or (transposed) a column-major view; random
+    normal values (drawn in fp32, then cast) or uninitialized."""
+    shape = (cols, rows) if transposed else (rows, cols)
+    if random:
+        t = torch.randn(shape, device="cuda", dtype=torch.float32).to(dt)
+    else:
+        t = torch.empty(shape, device="cuda", dtype=dt)
+    return t.t() if transposed else t
 
 
 def proxy_shape():
@@ -436,9 +460,9 @@ PROXY_M = {"M": PROXY[0], "1": 1, "m": 8}
 def proxy_tensors():
     M, N, K = proxy_shape()
     dt = run_dtype()
-    a = torch.empty((M, K), device="cuda", dtype=dt)
-    b = torch.empty((K, N), device="cuda", dtype=dt)
-    c = torch.empty((M, N), device="cuda", dtype=dt)
+    a = operand(M, K, dt)
+    b = operand(K, N, dt, transposed=b_kmajor())
+    c = torch.empty((M, N), device="cuda", dtype=run_out_dtype())
     w = torch.empty((max(SPLITS), M, N), device="cuda", dtype=torch.float32)
     return a, b, c, w, tile_counters(M, N)
 
@@ -627,8 +651,9 @@ def main():
                     "model's constants were frozen)")
     ap.add_argument("--all-calibration", action="store_true",
                     help="split.json lists every measured shape as calibration (a set to fit on)")
-    ap.add_argument("--dtype", default="float16", choices=["float16", "bfloat16"],
-                    help="input and output type of the GEMM (default float16)")
+    ap.add_argument("--dtype", default="float16", choices=["float16", "bfloat16", "float8_e4m3"],
+                    help="input type of the GEMM (default float16); C is of the same type, float16 for "
+                    "float8_e4m3, whose B is stored K-major")
     ap.add_argument("--timing", default="graph", choices=["graph", "launch"],
                     help="graph: time a CUDA graph of each timed fn (default); launch: the fn's own launches, "
                     "as the datasets before data/h200-split-timing")
@@ -654,13 +679,16 @@ def main():
     calibration, held_out = (([], shapes) if args.all_held_out else (shapes, []) if args.all_calibration
                              else (CALIBRATION, HELD_OUT))
 
-    def case_name(shape):  # tileplan validate's case names: MxNxK for float16, MxNxK:dtype:rr otherwise
-        return shape_name(shape) if args.dtype == "float16" else f"{shape_name(shape)}:{args.dtype}:rr"
+    layouts = "rc" if b_kmajor() else "rr"
+
+    def case_name(shape):  # tileplan validate's case names: MxNxK for float16, MxNxK:dtype:LL otherwise
+        return shape_name(shape) if args.dtype == "float16" else f"{shape_name(shape)}:{args.dtype}:{layouts}"
     write_json(os.path.join(args.out, "split.json"), {
         "calibration": [case_name(s) for s in calibration],
         "held_out": [case_name(s) for s in held_out],
         "measured": [case_name(s) for s in shapes],
-        "shape_format": f"MxNxK: C[M,N] = A[M,K] . B[K,N], {args.dtype}, both row-major",
+        "shape_format": (f"MxNxK: C[M,N] = A[M,K] . B[K,N], {args.dtype}, A row-major, "
+                         + ("B K-major (column-major), C float16" if b_kmajor() else "B row-major")),
         "dtype": args.dtype,
     })
 
@@ -668,7 +696,8 @@ def main():
     meta = machine_meta()
     meta_path = os.path.join(args.out, "meta.json")
     meta.update({
-        "kernel": "Triton tutorial matmul with split-K: A[M,K] . B[K,N] row-major fp16, fp32 accumulate "
+        "kernel": "Triton tutorial matmul with split-K: A[M,K] . B[K,N] through strides (A row-major, B "
+                  "row-major or, for fp8, K-major), fp32 accumulate "
                   "(tl.dot), masked K edge, wrapped M/N edges, masked stores, GROUP_M=8 over the M x N "
                   "tiles; grid (tiles, SPLIT_K), program id axis 1 = K slice of "
                   "ceil(K / (SPLIT_K * BK)) * BK elements",
@@ -696,13 +725,16 @@ def main():
                                 "return_mode": "median"},
                      "cublas": {"warmup_ms": CUBLAS_WARMUP_MS, "rep_ms": CUBLAS_REP_MS,
                                 "return_mode": "median"}},
-        "inputs": "torch.randn fp16, fresh per shape; torch.manual_seed(seed + shape index)",
-        "reference": "torch.matmul of the operands upcast to fp32 (no tf32), cast to fp16",
+        "inputs": f"torch.randn in fp32 cast to {args.dtype}"
+                  + (" (B drawn as [N, K] and viewed K-major)" if b_kmajor() else "")
+                  + ", fresh per shape; torch.manual_seed(seed + shape index)",
+        "reference": f"torch.matmul of the operands upcast to fp32 (no tf32), cast to {str(run_out_dtype())[6:]}",
         "check": "C, ws32 and wsk filled with NaN (fused: C with NaN, ws32 and the counters zero, as the kernel "
                  "requires), the timed fn run once, every element of C compared; fused: ws32 and the counters "
                  "must be all zero after the check and after the timing, and C is checked again after the timing",
         "split_variants": sorted({k["variant"] for k in kernels} - {"none"}),
-        "cublas": "torch.matmul (fp16)",
+        "cublas": ("torch._scaled_mm with unit scales, float16 out" if b_kmajor()
+                   else f"torch.matmul ({args.dtype})"),
         "seed": args.seed,
         "quick": args.quick,
         "n_kernels": len(kernels),
@@ -811,23 +843,31 @@ def main():
             break
         ts0 = time.perf_counter()
         torch.manual_seed(args.seed + si)
-        a = torch.randn((M, K), device="cuda", dtype=dt)
-        b = torch.randn((K, N), device="cuda", dtype=dt)
-        c = torch.empty((M, N), device="cuda", dtype=dt)
+        a = operand(M, K, dt, random=True)
+        b = operand(K, N, dt, transposed=b_kmajor(), random=True)
+        c = torch.empty((M, N), device="cuda", dtype=run_out_dtype())
         ws32 = torch.empty((M, N), device="cuda", dtype=torch.float32)
         wsk = torch.empty((max(splits), M, N), device="cuda", dtype=torch.float32)
         lock = tile_counters(M, N)
         MN = M * N
         ref32 = torch.matmul(a.float(), b.float())
-        ref = ref32.to(dt)
+        ref = ref32.to(run_out_dtype())
         ref_nan = int(torch.isnan(ref).sum().item())
         base = {"M": M, "N": N, "K": K, "dtype": args.dtype}
+        if b_kmajor():
+            base.update(a_layout="row", b_layout="col")
 
         # cuBLAS
         cublas_ms, cublas_note, cublas_vs_fp32 = None, None, None
         try:
-            def cublas():
-                return torch.matmul(a, b)
+            if b_kmajor():
+                one = torch.ones((), device="cuda", dtype=torch.float32)
+
+                def cublas():
+                    return torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.float16)
+            else:
+                def cublas():
+                    return torch.matmul(a, b)
             out = cublas()
             torch.cuda.synchronize()
             cublas_vs_fp32 = float(torch.linalg.vector_norm(out.float() - ref32) / torch.linalg.vector_norm(ref32))
