@@ -177,5 +177,24 @@ TEST(SplitKCli, Validate_DecodeMBelow16_KnownMissStaysBounded) {
   expect_known_miss(data, "--max-top1-geomean 1.06 --max-top1-worst 1.34 --max-top5-geomean 1.02", 58);
 }
 
+// fp8 (e4m3, B K-major) decode steps, the first split-K measurements in fp8
+// (data/h200-triton-splitk-fp8, fresh: nothing of the split model was fitted
+// on fp8): 1.063 / 1.310 / 1.014 over ten. Seven picks are within 0.4% of
+// the best; 2x4096x4096 and 1x8192x2048 keep the unsplit tile where split 4
+// wins by 29-31% (near the best, split kernels run 0.82-0.88x their
+// predicted time, unsplit ones 1.08-1.15x). The pick is 1.264x faster than
+// the best unsplit tile. Best of top 5: 1.003 at M = 2 to 12, 1.030 at
+// M = 1 (the bound holds in every class). A known miss: it must keep missing (a fix moves it
+// into the gate above) and must not get worse than measured.
+TEST(SplitKCli, Validate_Fp8Decode_KnownMissStaysBounded) {
+  const std::string data = source_path("data/h200-triton-splitk-fp8/m") + " " + source_path("data/h200-triton-splitk-fp8/one");
+  expect_known_miss(data, "--max-top1-geomean 1.07 --max-top1-worst 1.32 --max-top5-geomean 1.035", 10);
+  // Every case is a fp8 B K-major class, scored with its split-K section.
+  const CliResult r = run_cli("validate " + data);
+  EXPECT_NE(r.out.find("float8_e4m3:rc:mNK\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("float8_e4m3:rc:1NK\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("split-K: the calibrated pick against cuBLAS"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace tileplan::test
