@@ -165,8 +165,12 @@ std::optional<std::string> read_timings(const std::string& path, Dataset& d) {
   std::map<CaseKey, std::size_t> shape_of;
   std::map<std::pair<CaseKey, std::string>, int64_t> line_of;
   auto err = each_json_line(path, [&](const json& j, int64_t line) -> std::optional<std::string> {
-    if (const auto v = j.find("variant"); v != j.end() && v->is_string() && v->get_ref<const std::string&>() == "aux")
-      return std::nullopt;  // an auxiliary kernel timed alone, not a configuration
+    // An auxiliary kernel timed alone, or a split GEMM timed without its
+    // reduction (`gemm_alone`): parts of a configuration, not one.
+    if (const auto v = j.find("variant");
+        v != j.end() && v->is_string() &&
+        (v->get_ref<const std::string&>() == "aux" || v->get_ref<const std::string&>() == "gemm_alone"))
+      return std::nullopt;
     GemmProblem p;
     for (auto [field, value] : {std::pair<const char*, int64_t*>{"M", &p.m}, {"N", &p.n}, {"K", &p.k}})
       if (auto e = get_int(j, field, *value)) return e;

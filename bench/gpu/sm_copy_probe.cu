@@ -13,10 +13,10 @@
 // not copied, fails the check).
 //
 // Modes:
-//   dram  every block reads 2 MiB once; the L2 is flushed (a 512 MiB memset)
+//   dram  every block reads 3 MiB once; the L2 is flushed (a 512 MiB memset)
 //         before every timed launch, so the bytes come from DRAM;
-//   l2    every block reads a 128 KiB slice 16 times (slices together at most
-//         17 MiB, warm in the 60 MiB L2): the bytes come from the L2.
+//   l2    every block reads a 96 KiB slice 32 times (slices together at most
+//         12.4 MiB, warm in the 60 MiB L2): the bytes come from the L2.
 //
 // Timing: CUDA events around each launch, 15 timed launches after 3 warm-up
 // ones, median. Output: one JSON line per (mode, P, stage, stages) on stdout,
@@ -56,43 +56,51 @@ __device__ __forceinline__ void cp_async_wait() {
 }
 
 // Block b streams bytes [b * slice, (b + 1) * slice) of src, `passes` times,
-// in stages of `stage` bytes; S buffers, S - 1 stages in flight.
+// in stages of `stage` bytes (slice a multiple of stage); S buffers, S - 1
+// stages in flight. Offsets advance by addition (no 64-bit division in the
+// loop: it would cost more than the copies it times).
 template <int S>
-__global__ void __launch_bounds__(kThreads) stream_kernel(const uint4* __restrict__ src, int64_t slice, int passes,
+__global__ void __launch_bounds__(kThreads) stream_kernel(const uint4* __restrict__ src, int slice, int passes,
                                                            int stage, unsigned long long* sums) {
   extern __shared__ __align__(16) unsigned char smem[];
-  const int64_t per_pass = slice / stage;
-  const int64_t steps = per_pass * passes;
+  const int steps = slice / stage * passes;
   const int chunks = stage / kChunk;  // per stage
   const unsigned char* base = reinterpret_cast<const unsigned char*>(src) + static_cast<int64_t>(blockIdx.x) * slice;
-  auto issue = [&](int64_t step) {
-    if (step < steps) {
-      const unsigned char* g = base + (step % per_pass) * stage;
-      unsigned char* s = smem + (step % S) * stage;
+  int issued = 0, issue_off = 0, issue_buf = 0;
+  auto issue = [&]() {
+    if (issued < steps) {
+      const unsigned char* g = base + issue_off;
+      unsigned char* s = smem + issue_buf * stage;
       for (int c = threadIdx.x; c < chunks; c += kThreads) cp_async16(s + c * kChunk, g + c * kChunk);
+      issue_off += stage;
+      if (issue_off == slice) issue_off = 0;
+      issue_buf = issue_buf + 1 == S ? 0 : issue_buf + 1;
     }
+    ++issued;
     cp_async_commit();  // an empty group past the end keeps the count
   };
-  for (int i = 0; i < S - 1; ++i) issue(i);
+  for (int i = 0; i < S - 1; ++i) issue();
   unsigned long long sum = 0;
-  for (int64_t step = 0; step < steps; ++step) {
+  int buf = 0;
+  for (int step = 0; step < steps; ++step) {
     cp_async_wait<S - 2>();
     __syncthreads();
-    const unsigned char* s = smem + (step % S) * stage;
+    const unsigned char* s = smem + buf * stage;
     for (int c = threadIdx.x; c < chunks; c += kThreads) {
       const uint4 v = *reinterpret_cast<const uint4*>(s + c * kChunk);
       sum += static_cast<unsigned long long>(v.x) + v.y + v.z + v.w;
     }
+    buf = buf + 1 == S ? 0 : buf + 1;
     __syncthreads();  // every thread is done with the buffer the next issue refills
-    issue(step + S - 1);
+    issue();
   }
   cp_async_wait<0>();
   atomicAdd(&sums[blockIdx.x], sum);
 }
 
-using Launch = void (*)(dim3, size_t, const uint4*, int64_t, int, int, unsigned long long*);
+using Launch = void (*)(dim3, size_t, const uint4*, int, int, int, unsigned long long*);
 template <int S>
-void launch(dim3 grid, size_t smem, const uint4* src, int64_t slice, int passes, int stage, unsigned long long* sums) {
+void launch(dim3 grid, size_t smem, const uint4* src, int slice, int passes, int stage, unsigned long long* sums) {
   stream_kernel<S><<<grid, kThreads, smem>>>(src, slice, passes, stage, sums);
 }
 Launch launcher(int s) {
@@ -122,8 +130,9 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "# %s, %d SMs, SM clock %d MHz (attribute), %zu B shared per block (one block per SM)\n",
                prop.name, sms, clock_khz / 1000, smem_block);
 
-  const int64_t dram_slice = 2 << 20, l2_slice = 128 << 10;
-  const int l2_passes = 16;
+  // Slices are multiples of every stage size (8, 16, 32 and 48 KiB).
+  const int dram_slice = 3 << 20, l2_slice = 96 << 10;
+  const int l2_passes = 32;
   const size_t pool_bytes = static_cast<size_t>(sms) * dram_slice;
   std::vector<uint32_t> host(pool_bytes / 4);
   uint64_t x = 0x9e3779b97f4a7c15ull;
@@ -151,7 +160,7 @@ int main(int argc, char** argv) {
                "B/clk/SM", "total GB/s", "check");
   for (const char* mode : {"dram", "l2"}) {
     const bool dram = std::strcmp(mode, "dram") == 0;
-    const int64_t slice = dram ? dram_slice : l2_slice;
+    const int slice = dram ? dram_slice : l2_slice;
     const int passes = dram ? 1 : l2_passes;
     for (int p : blocks)
       for (int st : stages_bytes)

@@ -654,6 +654,9 @@ def main():
     ap.add_argument("--dtype", default="float16", choices=["float16", "bfloat16", "float8_e4m3"],
                     help="input type of the GEMM (default float16); C is of the same type, float16 for "
                     "float8_e4m3, whose B is stored K-major")
+    ap.add_argument("--gemm-alone", action="store_true",
+                    help="also time every checked workspace kernel's split GEMM without its reduction (rows of "
+                    "variant 'gemm_alone', key KERNEL_gemm): the difference is the reduction's cost after the GEMM")
     ap.add_argument("--timing", default="graph", choices=["graph", "launch"],
                     help="graph: time a CUDA graph of each timed fn (default); launch: the fn's own launches, "
                     "as the datasets before data/h200-split-timing")
@@ -736,6 +739,7 @@ def main():
         "cublas": ("torch._scaled_mm with unit scales, float16 out" if b_kmajor()
                    else f"torch.matmul ({args.dtype})"),
         "seed": args.seed,
+        "gemm_alone": args.gemm_alone,
         "quick": args.quick,
         "n_kernels": len(kernels),
         "plan_estimate_s": {"compile": round(est_compile, 1), "timing_all_kernels": round(est_timing, 1)},
@@ -965,6 +969,14 @@ def main():
                 max_rel = max(max_rel, rel)
                 nonzero += rel != 0.0
             tim_writer.write(row)
+            if args.gemm_alone and variant == "workspace" and not n_nan and not dirty:
+                # The split GEMM alone, timed as the whole was (its graph without the
+                # reduction): the whole less this is what the reduction adds after it.
+                def gemm_only():
+                    splitk_matmul_kernel[grid](*gargs, **margs)
+                gemm_only()
+                tim_writer.write({**base, "key": cfg["key"] + "_gemm", "tile": cfg["tile"], "split_k": split_k,
+                                  "variant": "gemm_alone", "ms": timed(gemm_only, TRITON_WARMUP_MS, TRITON_REP_MS)})
             if args.verbose:
                 print(f"  {name} {cfg['key']:<32} {ms:.4f} ms  rel_err {rel:.2e}  NaN {n_nan}", flush=True)
             if n_nan == 0 and not dirty and not (rel > QUICK_MAX_REL_ERR):

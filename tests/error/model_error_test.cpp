@@ -72,5 +72,37 @@ TEST(ModelBadDataset, MalformedLineNamesFileAndLine) {
   EXPECT_NE(r.err.find("timings.jsonl:2: not a JSON object"), std::string::npos) << r.err;
 }
 
+// Rows of parts of a configuration (a reduction timed alone, `aux`; a split
+// GEMM timed without its reduction, `gemm_alone`) are not configurations:
+// validate reads past them, whatever their key, and scores the rest.
+TEST(ModelDataset, PartialRowsAreNotConfigurations) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("tileplan_partial_rows_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::copy_file(source_path("data/h200-triton/configs.jsonl"), dir / "configs.jsonl",
+                fs::copy_options::overwrite_existing);
+  {
+    std::ofstream f(dir / "timings.jsonl");
+    f << R"({"M": 64, "N": 64, "K": 64, "key": "64x64x32_s2_w4", "ms": 0.01})" << "\n";
+    f << R"({"M": 64, "N": 64, "K": 64, "key": "64x64x32_s2_w4_k2_workspace_gemm", "variant": "gemm_alone", "split_k": 2, "ms": 0.005})" << "\n";
+    f << R"({"M": 64, "N": 64, "K": 64, "key": "aux_reduce_k2", "variant": "aux", "split_k": 2, "ms": 0.004})" << "\n";
+  }
+  const CliResult ok = run_cli("validate " + dir.string());
+  {
+    // The same key without the variant is an unknown configuration.
+    std::ofstream f(dir / "timings.jsonl", std::ios::app);
+    f << R"({"M": 64, "N": 64, "K": 64, "key": "64x64x32_s2_w4_k2_workspace_gemm", "ms": 0.005})" << "\n";
+  }
+  const CliResult bad = run_cli("validate " + dir.string());
+  fs::remove_all(dir);
+  EXPECT_EQ(ok.status, 0) << ok.err;
+  EXPECT_NE(ok.out.find("shapes 1:"), std::string::npos) << ok.out;
+  EXPECT_EQ(bad.status, 2) << bad.err;
+  EXPECT_EQ(count_lines(bad.err), 1) << bad.err;
+  EXPECT_NE(bad.err.find("timings.jsonl:4: configuration '64x64x32_s2_w4_k2_workspace_gemm' is not in configs.jsonl"),
+            std::string::npos)
+      << bad.err;
+}
+
 }  // namespace
 }  // namespace tileplan::test
