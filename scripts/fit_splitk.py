@@ -10,12 +10,23 @@ split_k fp32 partial tiles and writes C. Its time is modelled as
 (reduce_split_us only with --per-split: the time each partial adds beyond its
 bytes, as where M*N is small the reduction's loads wait one after another)
 and fitted by least squares, relative (each residual over the measured time),
-on the dataset's `aux_reduce_k{S}` rows (the reduction kernel timed alone, per
-shape and split factor) of its calibration shapes (split.json). The constants
-are written into the family file's "split_k" section, with where they came
-from; every other key of the file is kept as it is.
+on the calibration shapes (split.json) of the datasets:
 
-    python3 scripts/fit_splitk.py data/h200-triton-splitk-v1 data/families/triton.json [--out-bytes 2] [--per-split]
+- by default on their `aux_reduce_k{S}` rows: the reduction kernel timed
+  alone, per shape and split factor (each such time carries a launch and the
+  timing's own fixed cost);
+- with --marginal on what the reduction adds after its GEMM: per shape and
+  split factor, the median over the workspace kernels of the kernel's time
+  less its GEMM's timed alone (rows of variant `gemm_alone`, measured with
+  the split-K harness's --gemm-alone), both timed the same way (a CUDA graph
+  each): the reduction's cost as the model adds it to the GEMM's.
+
+The constants are written into the family file's "split_k" section, with
+where they came from; every other key of the file is kept as it is. Bad
+input (a missing dataset, no calibration rows of the kind asked for) is one
+line on stderr and exit status 2.
+
+    python3 scripts/fit_splitk.py DATASET... data/families/triton.json [--out-bytes 2] [--per-split] [--marginal]
 
 Standard library only (no numpy): two or three unknowns, so the normal equations.
 """
@@ -28,21 +39,78 @@ import pathlib
 import sys
 
 
-def reduce_points(dataset: pathlib.Path, out_bytes: int):
-    """(bytes moved, measured us) of every aux_reduce row of a calibration shape."""
-    split = json.loads((dataset / "split.json").read_text())
-    calibration = set(split["calibration"])
+def fail(message: str) -> None:
+    """One line on stderr, exit status 2 (bad input)."""
+    print(f"fit_splitk.py: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def calibration_names(dataset: pathlib.Path) -> set:
+    try:
+        split = json.loads((dataset / "split.json").read_text())
+        names = split["calibration"]
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise ValueError("'calibration' must be a list of case names")
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        fail(f"{dataset}: not a split-K dataset with a split.json ({str(e)[:120]})")
+    return set(names)
+
+
+def case_name(row) -> str:
+    """The row's case as split.json names it: MxNxK for float16 A and B row-major, MxNxK:dtype:LL otherwise."""
+    name = f"{row['M']}x{row['N']}x{row['K']}"
+    dtype = row.get("dtype", "float16")
+    lay = ("r" if row.get("a_layout", "row") == "row" else "c") + ("r" if row.get("b_layout", "row") == "row" else "c")
+    return name if dtype == "float16" and lay == "rr" else f"{name}:{dtype}:{lay}"
+
+
+def timing_rows(dataset: pathlib.Path):
+    try:
+        with open(dataset / "timings.jsonl") as f:
+            return [json.loads(line) for line in f if line.strip()]
+    except (OSError, ValueError) as e:
+        fail(f"{dataset}: timings.jsonl cannot be read ({str(e)[:120]})")
+
+
+def marginal_points(dataset: pathlib.Path, out_bytes: int):
+    """(bytes moved, us the reduction adds after its GEMM, split) per calibration shape and split factor:
+    the median over the workspace kernels of (kernel's time - its GEMM's time alone)."""
+    calibration = calibration_names(dataset)
+    whole, alone, shapes = {}, {}, {}
+    for row in timing_rows(dataset):
+        if case_name(row) not in calibration or not isinstance(row.get("split_k"), int) or row["split_k"] < 2:
+            continue
+        key = (case_name(row), row.get("tile"), row["split_k"])
+        shapes[key[0]] = (row["M"], row["N"])
+        if row.get("variant") == "workspace" and row.get("rel_err") is not None:
+            whole[key] = row["ms"] * 1e3
+        elif row.get("variant") == "gemm_alone":
+            alone[key] = row["ms"] * 1e3
+    by_split = {}
+    for key, t in whole.items():
+        if key in alone:
+            by_split.setdefault((key[0], key[2]), []).append(t - alone[key])
     points = []
-    with open(dataset / "timings.jsonl") as f:
-        for line in f:
-            row = json.loads(line)
-            if row.get("variant") != "aux" or not row["key"].startswith("aux_reduce_k"):
-                continue
-            m, n, k = row["M"], row["N"], row["K"]
-            if f"{m}x{n}x{k}" not in calibration:
-                continue
-            s = int(row["key"][len("aux_reduce_k"):])
-            points.append((s * m * n * 4 + m * n * out_bytes, row["ms"] * 1e3, s))
+    for (name, s), v in sorted(by_split.items()):
+        v.sort()
+        median = v[len(v) // 2] if len(v) % 2 else 0.5 * (v[len(v) // 2 - 1] + v[len(v) // 2])
+        m, n = shapes[name]
+        points.append((s * m * n * 4 + m * n * out_bytes, median, s))
+    return points
+
+
+def reduce_points(dataset: pathlib.Path, out_bytes: int):
+    """(bytes moved, measured us, split) of every aux_reduce row of a calibration shape."""
+    calibration = calibration_names(dataset)
+    points = []
+    for row in timing_rows(dataset):
+        if row.get("variant") != "aux" or not str(row.get("key", "")).startswith("aux_reduce_k"):
+            continue
+        if case_name(row) not in calibration:
+            continue
+        m, n = row["M"], row["N"]
+        s = int(row["key"][len("aux_reduce_k"):])
+        points.append((s * m * n * 4 + m * n * out_bytes, row["ms"] * 1e3, s))
     return points
 
 
@@ -90,20 +158,40 @@ def fit(points, per_split=False):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("dataset", type=pathlib.Path)
+    parser.add_argument("datasets", type=pathlib.Path, nargs="+", metavar="DATASET")
     parser.add_argument("family", type=pathlib.Path, help="family file to update in place")
     parser.add_argument("--out-bytes", type=int, default=2, help="bytes of one C element (2: float16 output)")
     parser.add_argument("--per-split", action="store_true",
                         help="fit reduce_split_us too (the time each partial tile adds beyond its bytes)")
+    parser.add_argument("--marginal", action="store_true",
+                        help="fit on what the reduction adds after its GEMM (workspace kernels less their "
+                        "gemm_alone rows), not on the reduction timed alone")
     args = parser.parse_args()
-    points = reduce_points(args.dataset, args.out_bytes)
+    if not (1 <= args.out_bytes <= 8):
+        fail(f"--out-bytes {args.out_bytes} must be between 1 and 8")
+    try:
+        family = json.loads(args.family.read_text())
+        if not isinstance(family, dict):
+            raise ValueError("not a JSON object")
+    except (OSError, ValueError) as e:
+        fail(f"{args.family}: not a family file ({str(e)[:120]})")
+    points = []
+    for d in args.datasets:
+        if not d.is_dir():
+            fail(f"{d}: not a dataset directory")
+        got = marginal_points(d, args.out_bytes) if args.marginal else reduce_points(d, args.out_bytes)
+        if not got:
+            fail(f"{d}: no " + ("workspace kernel with a gemm_alone row" if args.marginal else "aux_reduce row")
+                 + " among its calibration shapes")
+        points += got
     launch_us, gbps, split_us = fit(points, args.per_split)
     launch_us = max(launch_us, 0.0)
     worst = max(abs(launch_us + s * split_us + x / (gbps * 1e3) - y) / y for x, y, s in points)
-    family = json.loads(args.family.read_text())
-    flag = " --per-split" if args.per_split else ""
-    source = (f"scripts/fit_splitk.py {args.dataset}{flag}: relative least squares on the {len(points)} aux_reduce "
-              f"rows of its calibration shapes (worst error {worst:.1%})")
+    flag = (" --per-split" if args.per_split else "") + (" --marginal" if args.marginal else "")
+    what = ("(shape, split) medians of what the reduction adds after its GEMM (workspace kernels less their "
+            "gemm_alone rows)" if args.marginal else "aux_reduce rows")
+    source = (f"scripts/fit_splitk.py {' '.join(str(d) for d in args.datasets)}{flag}: relative least squares on the "
+              f"{len(points)} {what} of their calibration shapes (worst error {worst:.1%})")
     constants = {"reduce_gbps": {"value": gbps}, "reduce_launch_us": {"value": launch_us}}
     if args.per_split:
         constants["reduce_split_us"] = {"value": split_us}

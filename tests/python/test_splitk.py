@@ -145,3 +145,58 @@ def test_fit_script_per_split_term_lowers_the_worst_error(tmp_path):
         assert ("reduce_split_us" in split["constants"]) == bool(flags)
         worst[bool(flags)] = float(re.search(r"worst error ([0-9.]+)%", split["fitted_on"]).group(1))
     assert worst[True] < worst[False] - 5.0, worst
+
+
+def _fit_splitk(args, tmp_path):
+    """scripts/fit_splitk.py FLAGS... DATASETS... FAMILY on a copy of the shipped family; args mixes the
+    datasets (data/... paths) and the flags, which go first."""
+    import pathlib
+    import shutil
+    import subprocess
+    root = pathlib.Path(__file__).resolve().parents[2]
+    family = tmp_path / "triton.json"
+    shutil.copy(root / "data/families/triton.json", family)
+    datasets = [str(root / a) for a in args if a.startswith("data/")]
+    flags = [a for a in args if not a.startswith("data/")]
+    p = subprocess.run([sys.executable, str(root / "scripts/fit_splitk.py")] + flags + datasets + [str(family)],
+                       capture_output=True, text=True)
+    return p, json.loads(family.read_text())
+
+
+def test_fit_script_marginal_prices_the_reduction_behind_its_gemm(tmp_path):
+    """--marginal fits what the reduction adds after its GEMM (splitk-graph's gemm_alone rows): less fixed
+    cost than the reduction timed alone, and faster reads (the partial tiles come back from the L2)."""
+    import pathlib
+    root = pathlib.Path(__file__).resolve().parents[2]
+    shipped = json.loads((root / "data/families/triton.json").read_text())["split_k"]["constants"]
+    graph = ["data/h200-triton-splitk-graph/one", "data/h200-triton-splitk-graph/m", "data/h200-triton-splitk-graph/big"]
+    p, fam = _fit_splitk(graph + ["--per-split", "--marginal"], tmp_path)
+    assert p.returncode == 0, p.stderr
+    fitted = fam["split_k"]
+    assert 0 < fitted["constants"]["reduce_launch_us"]["value"] < shipped["reduce_launch_us"]["value"] - 2.0
+    assert fitted["constants"]["reduce_gbps"]["value"] > shipped["reduce_gbps"]["value"]
+    assert "--marginal" in fitted["fitted_on"] and "splitk-graph/big" in fitted["fitted_on"]
+    assert "40 (shape, split) medians" in fitted["fitted_on"], fitted["fitted_on"]
+
+
+def test_fit_script_bad_input_is_one_line_exit_2(tmp_path):
+    cases = [
+        (["data/h200-triton-splitk-v1", "--marginal"], "no workspace kernel with a gemm_alone row"),
+        (["data/no-such-dataset"], "not a dataset directory"),
+        (["data/h200-triton-splitk-v1", "--out-bytes", "0"], "--out-bytes 0 must be between 1 and 8"),
+        (["data/h200-triton-v2"], "no aux_reduce row"),
+    ]
+    for args, message in cases:
+        p, _ = _fit_splitk(args, tmp_path)
+        assert p.returncode == 2, (args, p.stderr)
+        assert len(p.stderr.strip().splitlines()) == 1, (args, p.stderr)
+        assert message in p.stderr, (args, p.stderr)
+    # A family file that is not JSON.
+    import pathlib
+    import subprocess
+    root = pathlib.Path(__file__).resolve().parents[2]
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    p = subprocess.run([sys.executable, str(root / "scripts/fit_splitk.py"), str(root / "data/h200-triton-splitk-v1"),
+                        str(bad)], capture_output=True, text=True)
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "not a family file" in p.stderr, p.stderr
