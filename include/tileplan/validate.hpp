@@ -16,7 +16,8 @@
 //                  optional dtype (float16), a_layout, b_layout (row), class;
 //                  key "cublas" is the vendor library's time for the case;
 //                  lines with "variant": "aux" (auxiliary kernels timed
-//                  alone) are skipped
+//                  alone) or "gemm_alone" (a split kernel's GEMM timed
+//                  without its reduction) are skipped
 //   split.json     optional: {"calibration": ["MxNxK[:dtype:LL]", ...], "held_out": [...]}
 //
 // A case is a shape with an input type and layouts, named
