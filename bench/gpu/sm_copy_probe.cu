@@ -121,6 +121,10 @@ int main(int argc, char** argv) {
   // --quick: a few configurations; --wide: 128 and 256 threads, one and two blocks per SM, on fewer sizes.
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
   const bool wide = argc > 1 && std::strcmp(argv[1], "--wide") == 0;
+  if (argc > 2 || (argc == 2 && !quick && !wide)) {
+    std::fprintf(stderr, "sm_copy_probe: '%s' is not an option: give none, --quick or --wide\n", argv[argc - 1]);
+    return 2;
+  }
   cudaDeviceProp prop{};
   CHECK(cudaGetDeviceProperties(&prop, 0));
   const int sms = prop.multiProcessorCount;
