@@ -191,10 +191,22 @@ def test_fit_script_bad_input_is_one_line_exit_2(tmp_path):
         assert p.returncode == 2, (args, p.stderr)
         assert len(p.stderr.strip().splitlines()) == 1, (args, p.stderr)
         assert message in p.stderr, (args, p.stderr)
-    # A family file that is not JSON.
+    # A family file that is not JSON, a dataset whose split.json or timings.jsonl is malformed.
     import pathlib
     import subprocess
     root = pathlib.Path(__file__).resolve().parents[2]
+    for split, timings, message in (("[1, 2]", "", "not a split-K dataset with a split.json"),
+                                    ('{"calibration": [3]}', "", "not a split-K dataset with a split.json"),
+                                    ('{"calibration": ["1x64x64"]}', "{not json\n", "timings.jsonl cannot be read")):
+        d = tmp_path / "ds"
+        d.mkdir(exist_ok=True)
+        (d / "split.json").write_text(split)
+        (d / "timings.jsonl").write_text(timings)
+        family = tmp_path / "family.json"  # a copy: the script writes the family it is given
+        family.write_text((root / "data/families/triton.json").read_text())
+        p = subprocess.run([sys.executable, str(root / "scripts/fit_splitk.py"), str(d), str(family), "--marginal"],
+                           capture_output=True, text=True)
+        assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and message in p.stderr, (split, p.stderr)
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     p = subprocess.run([sys.executable, str(root / "scripts/fit_splitk.py"), str(root / "data/h200-triton-splitk-v1"),
