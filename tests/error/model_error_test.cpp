@@ -6,6 +6,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
+#include <string>
 
 #include "bad_input.hpp"
 
@@ -53,20 +55,26 @@ INSTANTIATE_TEST_SUITE_P(
                                "no shape of the given datasets is in that split and those classes"}),
     [](const ::testing::TestParamInfo<BadInput>& info) { return "Case" + std::to_string(info.index); });
 
-// A malformed line of a dataset is named by file and line.
-TEST(ModelBadDataset, MalformedLineNamesFileAndLine) {
+// A temporary dataset directory: data/h200-triton's configs.jsonl and the
+// given timings.jsonl lines.
+std::filesystem::path temp_dataset(const std::string& name, std::initializer_list<const char*> timings) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("tileplan_bad_dataset_" + std::to_string(::getpid()));
+  const fs::path dir = fs::temp_directory_path() / (name + "_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   fs::copy_file(source_path("data/h200-triton/configs.jsonl"), dir / "configs.jsonl",
                 fs::copy_options::overwrite_existing);
-  {
-    std::ofstream f(dir / "timings.jsonl");
-    f << R"({"M": 64, "N": 64, "K": 64, "key": "64x64x32_s2_w4", "ms": 0.01})" << "\n";
-    f << R"({"M": 64, "N": 64, "K": 64, "key": "64x64x32_s2_w4", "ms": })" << "\n";
-  }
+  std::ofstream f(dir / "timings.jsonl");
+  for (const char* line : timings) f << line << "\n";
+  return dir;
+}
+
+// A malformed line of a dataset is named by file and line.
+TEST(ModelBadDataset, MalformedLineNamesFileAndLine) {
+  const std::filesystem::path dir =
+      temp_dataset("tileplan_bad_dataset", {R"({"M": 64, "N": 64, "K": 64, "key": "64x64x32_s2_w4", "ms": 0.01})",
+                                            R"({"M": 64, "N": 64, "K": 64, "key": "64x64x32_s2_w4", "ms": })"});
   const CliResult r = run_cli("validate " + dir.string());
-  fs::remove_all(dir);
+  std::filesystem::remove_all(dir);
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_EQ(count_lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("timings.jsonl:2: not a JSON object"), std::string::npos) << r.err;
@@ -77,16 +85,11 @@ TEST(ModelBadDataset, MalformedLineNamesFileAndLine) {
 // validate reads past them, whatever their key, and scores the rest.
 TEST(ModelDataset, PartialRowsAreNotConfigurations) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("tileplan_partial_rows_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  fs::copy_file(source_path("data/h200-triton/configs.jsonl"), dir / "configs.jsonl",
-                fs::copy_options::overwrite_existing);
-  {
-    std::ofstream f(dir / "timings.jsonl");
-    f << R"({"M": 64, "N": 64, "K": 64, "key": "64x64x32_s2_w4", "ms": 0.01})" << "\n";
-    f << R"({"M": 64, "N": 64, "K": 64, "key": "64x64x32_s2_w4_k2_workspace_gemm", "variant": "gemm_alone", "split_k": 2, "ms": 0.005})" << "\n";
-    f << R"({"M": 64, "N": 64, "K": 64, "key": "aux_reduce_k2", "variant": "aux", "split_k": 2, "ms": 0.004})" << "\n";
-  }
+  const fs::path dir = temp_dataset(
+      "tileplan_partial_rows",
+      {R"({"M": 64, "N": 64, "K": 64, "key": "64x64x32_s2_w4", "ms": 0.01})",
+       R"({"M": 64, "N": 64, "K": 64, "key": "64x64x32_s2_w4_k2_workspace_gemm", "variant": "gemm_alone", "split_k": 2, "ms": 0.005})",
+       R"({"M": 64, "N": 64, "K": 64, "key": "aux_reduce_k2", "variant": "aux", "split_k": 2, "ms": 0.004})"});
   const CliResult ok = run_cli("validate " + dir.string());
   {
     // The same key without the variant is an unknown configuration.
