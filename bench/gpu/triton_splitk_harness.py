@@ -635,6 +635,8 @@ def main():
     ap.add_argument("--shapes", help="comma list of MxNxK, multiples of 16 (default: the 15 shapes of the "
                     "docstring, calibration first)")
     ap.add_argument("--tiles", help="comma list of tile keys BMxBNxBK_sS_wW")
+    ap.add_argument("--block-ms", help="comma list of the grid's block_M values, of 16, 32, 64, 128 "
+                    f"(default {','.join(map(str, BLOCK_MS))}; below 64 tl.dot takes mma, not wgmma)")
     ap.add_argument("--splits", help="comma list of split factors (default 1,2,4,8,16)")
     ap.add_argument("--variants", help="comma list of the split variants to measure (of atomic, workspace, "
                     f"fused; default {','.join(DEFAULT_SPLIT_VARIANTS)}); SPLIT_K = 1 is always 'none'")
@@ -664,8 +666,18 @@ def main():
     ap.add_argument("--verbose", action="store_true", help="one line per row (implied by --quick)")
     args = ap.parse_args()
     args.verbose = args.verbose or args.quick
-    global TIMING
+    global TIMING, BLOCK_MS
     TIMING = args.timing
+    if args.block_ms:
+        try:
+            block_ms = tuple(int(v) for v in args.block_ms.split(","))
+        except ValueError:
+            block_ms = ()
+        if not block_ms or any(v not in (16, 32, 64, 128) for v in block_ms) or len(set(block_ms)) != len(block_ms):
+            print(f"error: --block-ms '{args.block_ms}': a comma list of distinct values of 16, 32, 64, 128",
+                  file=sys.stderr)
+            sys.exit(2)
+        BLOCK_MS = block_ms
 
     t_start = time.perf_counter()
     os.makedirs(args.out, exist_ok=True)
