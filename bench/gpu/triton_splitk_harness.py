@@ -630,6 +630,7 @@ def plan(n_kernels, n_shapes, n_rows_per_shape=None):
 
 
 def main():
+    global TIMING, BLOCK_MS
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True, help="output folder (created)")
     ap.add_argument("--shapes", help="comma list of MxNxK, multiples of 16 (default: the 15 shapes of the "
@@ -666,7 +667,6 @@ def main():
     ap.add_argument("--verbose", action="store_true", help="one line per row (implied by --quick)")
     args = ap.parse_args()
     args.verbose = args.verbose or args.quick
-    global TIMING, BLOCK_MS
     TIMING = args.timing
     if args.block_ms:
         try:
