@@ -347,6 +347,18 @@ Status check_family(const KernelFamily& f) {
     if (Status s = check_time_constants(time_for(f, t)); !s.ok())
       return Error{s.error().kind, s.error().param, fmt::format("{} (for {})", s.error().message, to_string(t))};
   }
+  for (std::size_t i = 0; i < f.by_instr.size(); ++i) {
+    const Instr instr = f.by_instr[i].instr;
+    if (instr != Instr::mma && instr != Instr::wgmma && instr != Instr::simt)
+      return Error{ErrorKind::invalid_argument, "by_instr",
+                   fmt::format("by_instr entry {} is not an instruction: one of mma, wgmma, simt", i + 1)};
+    for (std::size_t j = 0; j < i; ++j)
+      if (f.by_instr[j].instr == instr)
+        return Error{ErrorKind::invalid_argument, "by_instr",
+                     fmt::format("by_instr holds {} twice", to_string(instr))};
+    if (Status s = check_register_profile(registers_for(f, DType::float16, instr)); !s.ok())
+      return Error{s.error().kind, s.error().param, fmt::format("{} (for {})", s.error().message, to_string(instr))};
+  }
   return {};
 }
 
@@ -365,6 +377,18 @@ RegisterProfile registers_for(const KernelFamily& f, DType t) {
   for (std::size_t i = 0; i < v.size(); ++i)
     if (o->regs[i]) v[i] = *o->regs[i];
   return register_profile_from(v, f.regs.accumulators_only);
+}
+
+RegisterProfile registers_for(const KernelFamily& f, DType t, Instr instr) {
+  const RegisterProfile typed = registers_for(f, t);
+  for (const InstrConstants& o : f.by_instr) {
+    if (o.instr != instr) continue;
+    std::array<double, kRegisterConstantCount> v = to_array(typed);
+    for (std::size_t i = 0; i < v.size(); ++i)
+      if (o.regs[i]) v[i] = *o.regs[i];
+    return register_profile_from(v, typed.accumulators_only);
+  }
+  return typed;
 }
 
 TimeConstants time_for(const KernelFamily& f, DType t) {
@@ -451,6 +475,34 @@ Result<KernelFamily> parse_family(std::string_view text, std::string_view origin
         read_optional_constants(rd, *time, path + ".time", kTimeInfo, c.time, c.time_sources);
       if (rd.failed()) break;
       f.by_input_type.push_back(std::move(c));
+    }
+  }
+  if (const json* by_instr = rd.object(j, "by_instr", "by_instr", false)) {
+    for (const auto& [name, entry] : by_instr->items()) {
+      const std::string shown = name.size() > 64 ? name.substr(0, 64) + "..." : name;
+      const std::string path = fmt::format("by_instr.{}", shown);
+      const std::optional<Instr> instr = parse_instr(name);
+      if (!instr || *instr == Instr::automatic) {
+        rd.fail(path, "is not an instruction: one of mma, wgmma, simt");
+        break;
+      }
+      if (!entry.is_object()) {
+        rd.fail(path, fmt::format("must be an object, not {}", kind_of(entry)));
+        break;
+      }
+      InstrConstants c;
+      c.instr = *instr;
+      c.fitted_on = rd.string(entry, "fitted_on", path + ".fitted_on", true, kMaxSectionProvenance);
+      for (const auto& [key, value] : entry.items()) {
+        (void)value;
+        if (key != "fitted_on" && key != "registers")
+          rd.fail(fmt::format("{}.{}", path, key.size() > 64 ? key.substr(0, 64) + "..." : key),
+                  "is not one of fitted_on, registers");
+      }
+      if (const json* regs = rd.object(entry, "registers", path + ".registers", false))
+        read_optional_constants(rd, *regs, path + ".registers", register_constant_info(), c.regs, c.regs_sources);
+      if (rd.failed()) break;
+      f.by_instr.push_back(std::move(c));
     }
   }
   if (const json* split = rd.object(j, "split_k", "split_k", false)) {
@@ -547,6 +599,24 @@ std::string family_json(const KernelFamily& f) {
       typed[std::string(to_string(c.dtype))] = e;
     }
     j["by_input_type"] = typed;
+  }
+  if (!f.by_instr.empty()) {
+    json by = json::object();
+    for (const InstrConstants& c : f.by_instr) {
+      json e;
+      e["fitted_on"] = c.fitted_on;
+      json r = json::object();
+      for (std::size_t i = 0; i < kRegisterConstantCount; ++i) {
+        if (!c.regs[i]) continue;
+        json one;
+        one["value"] = *c.regs[i];
+        if (!c.regs_sources[i].empty()) one["fitted_on"] = c.regs_sources[i];
+        r[std::string(register_constant_info()[i].name)] = one;
+      }
+      if (!r.empty()) e["registers"] = r;
+      by[std::string(to_string(c.instr))] = e;
+    }
+    j["by_instr"] = by;
   }
   if (f.split_k) {
     json split;

@@ -12,6 +12,7 @@ std::string_view to_string(Instr i) {
     case Instr::mma: return "mma";
     case Instr::wgmma: return "wgmma";
     case Instr::simt: return "simt";
+    case Instr::automatic: return "auto";
   }
   return "?";
 }
@@ -20,6 +21,7 @@ std::optional<Instr> parse_instr(std::string_view s) {
   if (s == "mma") return Instr::mma;
   if (s == "wgmma") return Instr::wgmma;
   if (s == "simt") return Instr::simt;
+  if (s == "auto") return Instr::automatic;
   return std::nullopt;
 }
 
@@ -133,7 +135,10 @@ Status check_config(const TileConfig& c) {
   }
   if (c.instr != Instr::mma && c.instr != Instr::wgmma && c.instr != Instr::simt)
     return Error{ErrorKind::invalid_argument, "instr",
-                 fmt::format("instr {} is not one of mma, wgmma, simt", static_cast<int>(c.instr))};
+                 c.instr == Instr::automatic
+                     ? std::string("instr auto is a sweep's request: a configuration's instruction is mma, wgmma "
+                                   "or simt (resolve_instr)")
+                     : fmt::format("instr {} is not one of mma, wgmma, simt", static_cast<int>(c.instr))};
   return {};
 }
 

@@ -56,7 +56,7 @@ Result<Prediction> predict(const Device& dev, const GemmProblem& p, const TileCo
                              to_string(p.dtype), dev.name, dev.compute_capability)};
   if (Status s = check_split(p, cfg, family); !s.ok()) return s.error();
   const TimeConstants time = time_for(family, p.dtype);
-  const RegisterEstimate r = detail::estimate_registers(registers_for(family, p.dtype), dev, cfg, p);
+  const RegisterEstimate r = detail::estimate_registers(registers_for(family, p.dtype, cfg.instr), dev, cfg, p);
   const TileCosts t =
       detail::tile_costs(dev, cfg, p, blocks_per_sm, spills, time, spills ? r.spilled_registers : 0.0, r.epilogue_spilled);
   return detail::predict(dev, p, t, time, family.group_m, detail::split_of(cfg, family));

@@ -35,8 +35,8 @@ Status check_model(Model m) {
 }
 
 // What each model makes of a tile's resources, for problems of input type `t`.
-RegisterProfile registers_for(Model model, const KernelFamily& family, DType t) {
-  return model == Model::calibrated ? tileplan::registers_for(family, t) : kReferenceRegisters;
+RegisterProfile registers_for(Model model, const KernelFamily& family, DType t, Instr instr) {
+  return model == Model::calibrated ? tileplan::registers_for(family, t, instr) : kReferenceRegisters;
 }
 OccupancyRule rule_for(Model model) {
   return model == Model::calibrated ? OccupancyRule::hardware : OccupancyRule::reference;
@@ -138,7 +138,7 @@ Result<Planner> Planner::create(Device dev, Instr instr, SearchSpace space, Mode
   if (Status s = check_device(dev); !s.ok()) return s.error();
   if (Status s = check_model(model); !s.ok()) return s.error();
   TileConfig probe;
-  probe.instr = instr;
+  probe.instr = instr == Instr::automatic ? Instr::mma : instr;
   if (Status s = check_config(probe); !s.ok()) return s.error();
   Result<std::size_t> size = tileplan::space_size(space);
   if (!size.ok()) return size.error();
@@ -204,8 +204,10 @@ const Planner::Table& Planner::table_for(const GemmProblem& p) const {
 Planner::Table Planner::build_table(const GemmProblem& p) const {
   Table t;
   t.time = time_for(family_, p.dtype);
-  const RegisterProfile regs = registers_for(model_, family_, p.dtype);
-  const int64_t thread_multiple = instr_shape(instr_).threads;
+  // The profile of each instruction a tile may resolve to.
+  const RegisterProfile regs_mma = registers_for(model_, family_, p.dtype, Instr::mma);
+  const RegisterProfile regs_other = registers_for(model_, family_, p.dtype, instr_ == Instr::automatic ? Instr::wgmma : instr_);
+  const int64_t thread_multiple = instr_shape(instr_).threads;  // automatic: mma's, each tile's below
   const SearchSpace& sp = space_;
   // Stages without effect: one configuration per tile, the fewest stages.
   const bool one_stage = stages_have_no_effect(p, model_);
@@ -220,8 +222,9 @@ Planner::Table Planner::build_table(const GemmProblem& p) const {
         for (int64_t st : sp.stages)
           for (int64_t th : sp.threads) {
             if (th % thread_multiple || (one_stage && st != sp.stages.front())) continue;
-            const TileConfig cfg{bm, bn, bk, st, th, instr_};
-            check(cfg, dev_, p, model_, regs, detail::Depth::until_failure, v, &t.time);
+            const TileConfig cfg{bm, bn, bk, st, th, resolve_instr(instr_, dev_.compute_capability, bm, th)};
+            check(cfg, dev_, p, model_, cfg.instr == Instr::mma ? regs_mma : regs_other, detail::Depth::until_failure, v,
+                  &t.time);
             if (!v.feasible()) continue;
             if (model_ == Model::calibrated)
               t.costs.push_back(detail::tile_costs(dev_, cfg, p, v.blocks_per_sm, v.spills, t.time, v.spilled_registers,
@@ -302,7 +305,7 @@ Verdict diagnose_checked(const GemmProblem& p, const Device& dev, const TileConf
                          const KernelFamily& family) {
   Verdict v;
   const TimeConstants time = time_for(family, p.dtype);
-  check(cfg, dev, p, model, registers_for(model, family, p.dtype), detail::Depth::full, v, &time);
+  check(cfg, dev, p, model, registers_for(model, family, p.dtype, cfg.instr), detail::Depth::full, v, &time);
   detail::finish_parallelism(v, p, dev);
   v.dram_bytes = detail::reference_traffic(p, cfg);
   if (model == Model::calibrated && v.blocks_per_sm > 0 &&

@@ -106,7 +106,9 @@ std::optional<std::string> read_configs(const std::string& path, Dataset& d) {
     // Threads = 32*warps: bound warps first so that the product cannot overflow.
     if (warps < 1 || warps > kMaxTileValue / 32)
       return fmt::format("configuration '{}': warps {} must be between 1 and {}", c.key, warps, kMaxTileValue / 32);
-    c.config = TileConfig{bm, bn, bk, stages, 32 * warps, Instr::wgmma};
+    // Triton kernels compiled for sm_90 (every dataset's device): each tile's
+    // instruction is the one tl.dot picked for it.
+    c.config = TileConfig{bm, bn, bk, stages, 32 * warps, resolve_instr(Instr::automatic, 90, bm, 32 * warps)};
     if (j.contains("split_k") && !j["split_k"].is_null())
       if (auto e = get_int(j, "split_k", c.config.split_k)) return e;
     if (j.contains("variant"))

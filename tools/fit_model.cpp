@@ -150,12 +150,18 @@ struct RegisterFigures {
   double spill_log_error = 0;
 };
 
+// The instruction whose configurations a register fit reads (--instr): each
+// dataset configuration's is the one tl.dot picked (read_configs). wgmma: the
+// family's own profile; mma: its by_instr override.
+Instr g_fit_instr = Instr::wgmma;
+bool fits(const MeasuredConfig& c) { return (c.config.instr == Instr::mma) == (g_fit_instr == Instr::mma); }
+
 // `narrow_c_only`: only the configurations whose C is stored with narrow stores.
 RegisterFigures register_figures(const Device& dev, const RegisterProfile& prof, const Dataset& d, DType type,
                                  bool narrow_c_only = false) {
   RegisterFigures f;
   for (const MeasuredConfig& c : d.configs) {
-    if (!c.compiled || class_dtype(c.klass) != type) continue;
+    if (!c.compiled || class_dtype(c.klass) != type || !fits(c)) continue;
     const GemmProblem p = class_problem(c.klass);
     if (narrow_c_only && problem_access(p).c.vector_bytes >= kMaxVectorBytes) continue;
     ++f.compiled;
@@ -193,7 +199,7 @@ std::optional<std::array<double, kLs>> least_squares(const Device& dev, const st
   for (const Dataset& d : sets)
     for (const MeasuredConfig& c : d.configs) {
       if (!c.compiled || c.spills > 0 || c.regs_per_thread >= dev.regs_per_thread_max) continue;
-      if (class_dtype(c.klass) != type) continue;
+      if (class_dtype(c.klass) != type || !fits(c)) continue;
       const GemmProblem p = class_problem(c.klass);
       const ProblemAccess acc = problem_access(p);
       const TileConfig& t = c.config;
@@ -232,7 +238,7 @@ std::optional<std::array<double, kLs>> least_squares(const Device& dev, const st
 bool has_narrow(const std::vector<Dataset>& sets, DType type, bool transposed = false) {
   for (const Dataset& d : sets)
     for (const MeasuredConfig& c : d.configs) {
-      if (!c.compiled || class_dtype(c.klass) != type) continue;
+      if (!c.compiled || class_dtype(c.klass) != type || !fits(c)) continue;
       const ProblemAccess acc = problem_access(class_problem(c.klass));
       if (!acc.aligned || (transposed && acc.b.transposed)) return true;
     }
@@ -254,7 +260,7 @@ int fit_registers(const Device& dev, const std::vector<Dataset>& sets, KernelFam
     return 2;
   }
   const std::array<double, kLs>& ls = *solved;
-  const RegisterProfile start = registers_for(fam, type);
+  const RegisterProfile start = registers_for(fam, type, g_fit_instr);
   RegisterProfile prof = start;
   prof.accumulators_only = false;
   prof.base = ls[0], prof.per_accumulator = ls[1], prof.per_a_vector = ls[2], prof.per_b_vector = ls[3];
@@ -308,6 +314,20 @@ int fit_registers(const Device& dev, const std::vector<Dataset>& sets, KernelFam
   }
   constexpr const char* kHow = "least squares, then a coordinate search for blocks/SM (registers.fitted_on)";
   constexpr std::size_t kSpill = 4, kNarrow = 5;
+  if (g_fit_instr == Instr::mma) {
+    // The mma tiles' override: the four demand constants it fitted (and
+    // per_register_element where the data hold narrow loads).
+    auto it = std::find_if(fam.by_instr.begin(), fam.by_instr.end(),
+                           [](const InstrConstants& c) { return c.instr == Instr::mma; });
+    if (it == fam.by_instr.end()) it = fam.by_instr.insert(fam.by_instr.end(), InstrConstants{});
+    const std::array<double, kRegisterConstantCount> v = to_array(prof);
+    for (std::size_t i = 0; i < kRegisterConstantCount; ++i) {
+      if (i == kSpill || (i == kNarrow && !narrow) || i > kNarrow) continue;
+      it->regs[i] = v[i];
+      it->regs_sources[i] = "least squares, then a coordinate search for blocks/SM (by_instr.mma.fitted_on)";
+    }
+    return 0;
+  }
   if (type == DType::float16) {
     fam.regs = prof;
     for (std::size_t i = 0; i < kRegisterConstantCount; ++i)
@@ -810,7 +830,7 @@ int show_shape(const Device& dev, const std::vector<Dataset>& sets, const std::s
 }
 
 constexpr const char* kUsage =
-    "usage: tileplan_fit --registers [--input-type T] [COMMON]... DATASET...\n"
+    "usage: tileplan_fit --registers [--input-type T | --instr mma] [COMMON]... DATASET...\n"
     "       tileplan_fit --spill-rule [--input-type T] [--set spill_per_element=X --set spill_reserve=Y] [COMMON]... DATASET...\n"
     "       tileplan_fit --epilogue-rule [--input-type T] [COMMON]... DATASET...\n"
     "       tileplan_fit --time [--input-type T] [--restarts N] [--iterations N] [--fix NAME]... [--set NAME=VALUE]... "
@@ -864,6 +884,7 @@ std::string with_rule(const std::string& record, std::string_view marker, const 
 int main(int argc, char** argv) {
   using namespace tileplan;
   std::string mode, show, family_name = "triton", family_file, device_name, new_name, output, type_name = "float16";
+  std::string instr_name = "wgmma";
   std::size_t rows = 30;
   int restarts = 4, iterations = 3000;
   std::vector<std::string> fixed, dirs;
@@ -912,6 +933,8 @@ int main(int argc, char** argv) {
       output = argv[++i];
     } else if (a == "--input-type" && has_value) {
       type_name = argv[++i];
+    } else if (a == "--instr" && has_value) {
+      instr_name = argv[++i];
     } else if (!a.empty() && a[0] == '-') {
       return usage("unknown option or missing value: " + a.substr(0, 64));
     } else {
@@ -919,6 +942,11 @@ int main(int argc, char** argv) {
     }
   }
   if (mode.empty() || dirs.empty()) return usage("give a mode and at least one dataset");
+  if (instr_name != "wgmma" && instr_name != "mma")
+    return usage("--instr " + instr_name.substr(0, 64) + " is not one of: wgmma, mma");
+  if (instr_name == "mma" && (mode != "--registers" || type_name != "float16"))
+    return usage("--instr mma goes with --registers and float16 only: the mma tiles' register override");
+  g_fit_instr = instr_name == "mma" ? Instr::mma : Instr::wgmma;
   const std::optional<DType> type = parse_dtype(type_name);
   if (!type || !is_input_type(*type))
     return usage("--input-type " + type_name.substr(0, 64) + " is not one of: " + std::string(input_type_names()));
@@ -975,6 +1003,7 @@ int main(int argc, char** argv) {
 
   std::string command = "tileplan_fit " + mode + " --device " + device_name;
   if (*type != DType::float16) command += " --input-type " + type_name;
+  if (g_fit_instr == Instr::mma) command += " --instr mma";
   for (const std::string& name : fixed)
     if (name != "spill_factor") command += " --fix " + name;
   for (const auto& [name, value] : overrides) command += fmt::format(" --set {}={}", name, value);
@@ -984,7 +1013,14 @@ int main(int argc, char** argv) {
                      : mode == "--epilogue-rule" ? fit_epilogue_rule(dev, sets, fam, *type)
                                               : fit_time(dev, sets, restarts, iterations, fixed, overrides, fam, *type);
   if (status != 0) return status;
-  if (*type != DType::float16) {
+  if (g_fit_instr == Instr::mma) {
+    for (InstrConstants& c : fam.by_instr)
+      if (c.instr == Instr::mma)
+        c.fitted_on = fmt::format("{} (compiled configurations of block_M below 64, which tl.dot compiles to mma: "
+                                  "n_regs and occupancy as the driver reports them; least squares, then a coordinate "
+                                  "search for blocks/SM); `{}`",
+                                  quoted_list(dirs), command);
+  } else if (*type != DType::float16) {
     for (TypeConstants& c : fam.by_input_type)
       if (c.dtype == *type)
         c.fitted_on = fmt::format("{}{}`{}`", c.fitted_on, c.fitted_on.empty() ? "" : "; ", command);

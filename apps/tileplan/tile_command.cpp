@@ -23,7 +23,7 @@ namespace {
 struct TileFlags {
   std::string m = "4096", n = "4096", k = "4096";
   GemmProblem problem;
-  std::string instr = "wgmma";
+  std::string instr = "auto";
   std::string model = "calibrated";
   std::string family = "triton";
   std::string family_file;
@@ -223,7 +223,7 @@ void run(const CLI::App& app, TileFlags fl) {
   apply_type_flags(fl, fl.problem);
   const int64_t topk_value = parse_int("--topk", fl.topk);
   const std::optional<Instr> instr = parse_instr(fl.instr);
-  if (!instr) throw UsageError(fmt::format("--instr '{}' is not one of: mma, wgmma, simt", fl.instr));
+  if (!instr) throw UsageError(fmt::format("--instr '{}' is not one of: auto, mma, wgmma, simt", fl.instr));
   const std::optional<Model> model = parse_model(fl.model);
   if (!model) throw UsageError(fmt::format("--model '{}' is not one of: calibrated, seed", fl.model));
   const KernelFamily family = resolve_family(app, fl, *model);
@@ -252,6 +252,7 @@ void run(const CLI::App& app, TileFlags fl) {
     TileConfig cfg{single(app, "--block-m", fl.block_m, 128), single(app, "--block-n", fl.block_n, 128),
                    single(app, "--block-k", fl.block_k, 32),  single(app, "--stages", fl.stages, 3),
                    single(app, "--threads", fl.threads, 256), *instr};
+    cfg.instr = resolve_instr(cfg.instr, dev.compute_capability, cfg.block_m, cfg.threads);
     cfg.split_k = single(app, "--split-k", fl.split_k, 1);
     report.problem = fl.problem;
     report.diagnose = true;
@@ -339,7 +340,10 @@ void register_tile(CLI::App& app) {
   cmd->add_option("--m", fl->m, "rows of A and C")->default_val("4096");
   cmd->add_option("--n", fl->n, "columns of B and C")->default_val("4096");
   cmd->add_option("--k", fl->k, "the reduction dimension")->default_val("4096");
-  cmd->add_option("--instr", fl->instr, "MMA instruction family: mma, wgmma, simt")->default_val("wgmma");
+  cmd->add_option("--instr", fl->instr,
+                  "MMA instruction family: auto (each tile's, as Triton's tl.dot picks it: wgmma on sm_90 for "
+                  "block_M >= 64, else mma), mma, wgmma, simt")
+      ->default_val("auto");
   cmd->add_option("--dtype", fl->dtype, "input type of A and B: float16, bfloat16, float8_e4m3, float8_e5m2, tfloat32")
       ->default_val("float16");
   cmd->add_option("--out-dtype", fl->out_dtype,

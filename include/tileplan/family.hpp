@@ -149,6 +149,16 @@ struct TypeConstants {
   std::array<std::string, kTimeConstantCount> time_sources{};
 };
 
+// Register constants that tiles of one MMA instruction override (the rest
+// are their input type's): the kernel's compiler holds an mma tile's operand
+// fragments in registers that a wgmma tile reads from shared memory.
+struct InstrConstants {
+  Instr instr = Instr::mma;
+  std::string fitted_on;
+  std::array<std::optional<double>, kRegisterConstantCount> regs{};
+  std::array<std::string, kRegisterConstantCount> regs_sources{};  // empty = fitted_on
+};
+
 struct KernelFamily {
   int64_t version = kFamilyFormatVersion;
   std::string name;
@@ -167,12 +177,16 @@ struct KernelFamily {
   std::string time_fitted_on;
   std::array<std::string, kTimeConstantCount> time_sources;      // per constant; empty = time_fitted_on
   std::vector<TypeConstants> by_input_type;                      // at most one per input type
+  std::vector<InstrConstants> by_instr;                          // at most one per instruction (mma, wgmma, simt)
   std::optional<SplitKModel> split_k;                            // none: the kernel never splits K
 };
 
 // The family's constants for problems of input type `t`: its own, with what
 // by_input_type gives for `t` in their place.
 RegisterProfile registers_for(const KernelFamily& f, DType t);
+// Same, for tiles of instruction `instr` (resolved: mma, wgmma or simt):
+// by_instr's registers for it in place of those.
+RegisterProfile registers_for(const KernelFamily& f, DType t, Instr instr);
 TimeConstants time_for(const KernelFamily& f, DType t);
 
 // Every field as the file format requires it (name, group_m, constants).

@@ -20,9 +20,23 @@
 
 namespace tileplan {
 
-enum class Instr { mma, wgmma, simt };
-std::string_view to_string(Instr i);
+// automatic: the instruction the kernel's compiler picks for each tile
+// (resolve_instr); a sweep's or a dataset's request, never a TileConfig's.
+enum class Instr { mma, wgmma, simt, automatic };
+std::string_view to_string(Instr i);  // "auto" for automatic
 std::optional<Instr> parse_instr(std::string_view s);
+
+// The instruction a tile of `threads` threads and block_M rows compiles to
+// when `requested` is automatic, as Triton's tl.dot chooses it: wgmma (MMAv3)
+// on compute capability 9.0 where the block holds whole warpgroups and at
+// least 64 rows (one m64 instruction per warpgroup), else mma.sync (MMAv2).
+// Measured: the block_M 16 and 32 kernels of data/h200-triton-decode-tiles
+// hold their operand fragments in registers as mma kernels do (their
+// registers, docs/model.md §1). Any other request is returned as it is.
+constexpr Instr resolve_instr(Instr requested, int64_t compute_capability, int64_t block_m, int64_t threads) {
+  if (requested != Instr::automatic) return requested;
+  return compute_capability == 90 && block_m >= 64 && threads % 128 == 0 ? Instr::wgmma : Instr::mma;
+}
 
 // Element types. The first five are input types (A and B); float16, bfloat16
 // and float32 are output types (C). Accumulation is float32 throughout.
@@ -85,6 +99,7 @@ constexpr InstrShape instr_shape(Instr i, DType t = DType::float16) {
     case Instr::mma: return {16, 8, k, 32};
     case Instr::wgmma: return {64, 8, k, 128};
     case Instr::simt: return {1, 1, 1, 32};
+    case Instr::automatic: return {16, 8, k, 32};  // the least any tile it resolves to needs (mma's)
   }
   return {1, 1, 1, 1};
 }

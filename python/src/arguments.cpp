@@ -148,7 +148,7 @@ Instr read_instr(const Args& a) {
   const std::optional<Instr> instr = parse_instr(text);
   if (!instr)
     throw UserError(ErrorKind::invalid_argument, "instr",
-                    fmt::format("instr '{}' is not one of: mma, wgmma, simt", text));
+                    fmt::format("instr '{}' is not one of: auto, mma, wgmma, simt", text));
   return *instr;
 }
 

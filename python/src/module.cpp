@@ -171,6 +171,7 @@ py::object diagnose(py::dict kwargs) {
     *fields[i] = a.integer(kSpaceKeys[i]);
     check_value(kSpaceKeys[i], *fields[i]);
   }
+  cfg.instr = resolve_instr(cfg.instr, dev.compute_capability, cfg.block_m, cfg.threads);
   // As the CLI: one split factor, given, must fit the problem's K tiles.
   if (model == Model::calibrated && family.split_k) require(check_split(p, cfg, family));
   render::TileReport report = report_for(dev, instr, model, family);
@@ -321,7 +322,7 @@ py::object families(py::dict kwargs) {
 // The device, model, family and instruction every hook call shares.
 struct Setting {
   Device dev;
-  Instr instr = Instr::wgmma;
+  Instr instr = Instr::automatic;
   Model model = Model::calibrated;
   KernelFamily family;
 };
@@ -403,6 +404,7 @@ class Ranker {
         ints = v.has_value();
         *fields[f] = v.value_or(0);
       }
+      c.instr = resolve_instr(c.instr, s_.dev.compute_capability, c.block_m, c.threads);
       // A split the model cannot price (the seed model, a family without a
       // split model) is not mappable: kept after the ranked ones, never an
       // error. One beyond the K tiles fails C4 like any infeasible config.

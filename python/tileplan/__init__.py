@@ -24,7 +24,7 @@ __all__ = ["Error", "plan", "diagnose", "occupancy", "loop", "devices", "device"
 
 def plan(m, n, k, *, dtype="float16", out_dtype=None, a_layout="row", b_layout="row", lda=0, ldb=0, ldc=0,
          device="h200", sm_count=None, smem_kb=None, block_m=None, block_n=None, block_k=None, stages=None,
-         threads=None, split_k=None, top_k=15, model="calibrated", family=None, family_file=None, instr="wgmma"):
+         threads=None, split_k=None, top_k=15, model="calibrated", family=None, family_file=None, instr="auto"):
     """Rank the tile configurations of a search space for one GEMM: `tileplan tile --format json`.
 
     m, n, k: the GEMM C[m,n] = A[m,k] B[k,n].
@@ -39,7 +39,7 @@ def plan(m, n, k, *, dtype="float16", out_dtype=None, a_layout="row", b_layout="
     candidate's in_measured_space is False: its prediction extrapolates.
     top_k: candidates to return (0: every feasible one). model: calibrated or seed. family: a shipped
     kernel family by name (None: triton under the calibrated model); family_file: one from a file.
-    instr: wgmma, mma or simt.
+    instr: auto (each tile's, as Triton's tl.dot picks it), wgmma, mma or simt.
 
     Returns a Plan: a sequence of Candidate (best first) with the report's device, problem, model,
     family, mode, space_size, feasible and stages_inert (True where neither operand can use
@@ -50,7 +50,7 @@ def plan(m, n, k, *, dtype="float16", out_dtype=None, a_layout="row", b_layout="
 
 def diagnose(m, n, k, *, dtype="float16", out_dtype=None, a_layout="row", b_layout="row", lda=0, ldb=0, ldc=0,
              device="h200", sm_count=None, smem_kb=None, block_m=128, block_n=128, block_k=32, stages=3,
-             threads=256, split_k=1, model="calibrated", family=None, family_file=None, instr="wgmma"):
+             threads=256, split_k=1, model="calibrated", family=None, family_file=None, instr="auto"):
     """One configuration's verdict: `tileplan tile --diagnose --format json`, its one candidate.
 
     Arguments as plan(), with one int per tile dimension. A configuration that breaks C1-C4 is not an

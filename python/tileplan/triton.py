@@ -229,7 +229,7 @@ class _Pruner:
 
 def prune(top_k=3, m="M", n="N", k="K", *, a=None, b=None, c=None, block_m_key="BLOCK_M", block_n_key="BLOCK_N",
           block_k_key="BLOCK_K", split_k_key="SPLIT_K", device="h200", sm_count=None, smem_kb=None,
-          model="calibrated", family=None, family_file=None, instr="wgmma"):
+          model="calibrated", family=None, family_file=None, instr="auto"):
     """prune_configs_by for @triton.autotune: keeps your top_k configs by predicted time.
 
     On each new autotuning key, the problem is read from the kernel's arguments (see
@@ -251,7 +251,7 @@ def prune(top_k=3, m="M", n="N", k="K", *, a=None, b=None, c=None, block_m_key="
 def configs(m, n, k, *, dtype="float16", out_dtype=None, a_layout="row", b_layout="row", lda=0, ldb=0, ldc=0,
             top_k=15, device="h200", sm_count=None, smem_kb=None, block_m=None, block_n=None, block_k=None,
             stages=None, threads=None, split_k=None, model="calibrated", family=None, family_file=None,
-            instr="wgmma", block_m_key="BLOCK_M", block_n_key="BLOCK_N", block_k_key="BLOCK_K",
+            instr="auto", block_m_key="BLOCK_M", block_n_key="BLOCK_N", block_k_key="BLOCK_K",
             group_m_key="GROUP_M", split_k_key="SPLIT_K"):
     """The best top_k configurations as triton.Config objects (needs Triton), best first.
 
@@ -284,7 +284,7 @@ def heuristics(m="M", n="N", k="K", *, a=None, b=None, c=None, block_m_key="BLOC
                block_k_key="BLOCK_K", group_m_key="GROUP_M", split_k_key="SPLIT_K", num_warps=True,
                num_stages=True, device="h200", sm_count=None, smem_kb=None, block_m=None, block_n=None,
                block_k=None, stages=None, threads=None, split_k=None, model="calibrated", family=None,
-               family_file=None, instr="wgmma"):
+               family_file=None, instr="auto"):
     """values for @triton.heuristics: tileplan's first pick for each launch's problem, no autotuning.
 
     Returns {block_m_key, block_n_key, block_k_key, group_m_key (unless None), split_k_key (only

@@ -257,7 +257,7 @@ std::string sweep_text(const TileReport& r) {
   fmt::format_to(o,
                  "\nnext: tileplan tile --diagnose --m {} --n {} --k {}{} --instr {} --block-m {} --block-n {} "
                  "--block-k {} --stages {} --threads {}{}\n",
-                 r.problem.m, r.problem.n, r.problem.k, problem_flags(r.problem), to_string(r.instr),
+                 r.problem.m, r.problem.n, r.problem.k, problem_flags(r.problem), to_string(best.config.instr),
                  best.config.block_m, best.config.block_n, best.config.block_k, best.config.stages,
                  best.config.threads,
                  best.config.split_k > 1 ? fmt::format(" --split-k {}", best.config.split_k) : std::string());

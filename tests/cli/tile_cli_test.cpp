@@ -111,9 +111,10 @@ TEST(TileCli, Devices_ListsPresetsWithSources) {
 TEST(TileCli, Help_ExitsZero) { EXPECT_EQ(run_cli("tile --help").status, 0); }
 
 TEST(TileCli, DefaultSpace_IsTheFamilysMeasuredOne) {
-  // The calibrated default: the family's measured grid (3 x 3 x 3 block
-  // sizes, stages 2-5, 4 or 8 warps); a family file's own space when given.
-  EXPECT_EQ(json::parse(run_cli("tile --format json --topk 1").out)["space_size"], 216);
+  // The calibrated default: the family's measured grid (block_M 16 to 256,
+  // 3 x 3 block_N and block_K, stages 2-5, 4 or 8 warps); a family file's
+  // own space when given.
+  EXPECT_EQ(json::parse(run_cli("tile --format json --topk 1").out)["space_size"], 360);
   EXPECT_EQ(json::parse(run_cli("tile --format json --topk 1 --model seed").out)["space_size"], 900);
   const std::string dir = ::testing::TempDir();
   std::ifstream in(source_path("data/families/triton.json"));

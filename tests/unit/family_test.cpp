@@ -214,6 +214,18 @@ TEST(Family, EveryRule_IsAnErrorNamingTheKey) {
        "per_narrow_c_row_accumulator 2000000 must be a finite number of magnitude at most 1000000"},
       {"/registers/constants/per_narrow_c_row_accumulator/value", nullptr, false,
        "'registers.constants.per_narrow_c_row_accumulator.value' must be a number"},
+      // by_instr: an instruction (not auto), an object of fitted_on and registers.
+      {"/by_instr/auto", json::object({{"fitted_on", "x"}}), false,
+       "'by_instr.auto' is not an instruction: one of mma, wgmma, simt"},
+      {"/by_instr/tensor", json::object({{"fitted_on", "x"}}), false,
+       "'by_instr.tensor' is not an instruction: one of mma, wgmma, simt"},
+      {"/by_instr/mma", 3, false, "'by_instr.mma' must be an object, not an integer"},
+      {"/by_instr/mma/time", json::object(), false, "'by_instr.mma.time' is not one of fitted_on, registers"},
+      {"/by_instr/mma/registers/base/value", 2e6, false,
+       "base 2000000 must be a finite number of magnitude at most 1000000 (for mma)"},
+      {"/by_instr/mma/registers/extra", json::object({{"value", 1}}), false,
+       "'by_instr.mma.registers.extra' is not a constant of this section"},
+      {"/by_instr/mma/fitted_on", nullptr, true, "'by_instr.mma.fitted_on' is missing"},
       // Provenance: a section's at most 16384 characters, a constant's 4096.
       {"/time/fitted_on", std::string(16385, 'x'), false, "'time.fitted_on' must be at most 16384 characters"},
       {"/registers/fitted_on", std::string(16385, 'x'), false,

@@ -100,7 +100,7 @@ TEST(PlannerTypes, DefaultSpace_IsTheFamilysMeasuredOne) {
   EXPECT_EQ(cal.stages, f.space.stages);
   EXPECT_EQ(cal.threads, f.space.threads);
   EXPECT_EQ(cal.split_k, std::vector<int64_t>{1});
-  EXPECT_EQ(space_size(cal).value(), 216u);
+  EXPECT_EQ(space_size(cal).value(), 360u);
   EXPECT_EQ(space_size(default_space(Model::seed, f)).value(), space_size(SearchSpace{}).value());
   // Another family's space is its own default.
   KernelFamily mine = f;

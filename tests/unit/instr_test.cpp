@@ -1,0 +1,105 @@
+// The instruction each tile compiles to (resolve_instr, `--instr auto`) and
+// the register constants the mma tiles override (by_instr): Triton's tl.dot
+// takes wgmma on sm_90 for blocks of whole warpgroups and at least 64 rows,
+// mma.sync below (data/h200-triton-splitk-bm16, docs/model.md §1).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "tileplan/family.hpp"
+#include "tileplan/planner.hpp"
+
+namespace tileplan {
+namespace {
+
+TEST(Instr, Automatic_ResolvesAsTritonsDot) {
+  EXPECT_EQ(resolve_instr(Instr::automatic, 90, 64, 128), Instr::wgmma);
+  EXPECT_EQ(resolve_instr(Instr::automatic, 90, 256, 256), Instr::wgmma);
+  EXPECT_EQ(resolve_instr(Instr::automatic, 90, 32, 128), Instr::mma);
+  EXPECT_EQ(resolve_instr(Instr::automatic, 90, 16, 256), Instr::mma);
+  EXPECT_EQ(resolve_instr(Instr::automatic, 90, 64, 96), Instr::mma);   // not whole warpgroups
+  EXPECT_EQ(resolve_instr(Instr::automatic, 80, 128, 256), Instr::mma);  // no wgmma before sm_90
+  EXPECT_EQ(resolve_instr(Instr::automatic, 100, 128, 256), Instr::mma);
+  // An explicit request is kept, whatever the tile.
+  EXPECT_EQ(resolve_instr(Instr::wgmma, 90, 16, 128), Instr::wgmma);
+  EXPECT_EQ(resolve_instr(Instr::simt, 90, 128, 128), Instr::simt);
+  EXPECT_EQ(parse_instr("auto"), Instr::automatic);
+  EXPECT_EQ(to_string(Instr::automatic), "auto");
+}
+
+TEST(Instr, Automatic_IsNotAConfigurationsInstruction) {
+  TileConfig c;
+  c.instr = Instr::automatic;
+  const Status s = check_config(c);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().param, "instr");
+  EXPECT_NE(s.error().message.find("sweep's request"), std::string::npos) << s.error().message;
+}
+
+TEST(Instr, MmaRegisters_OverrideOnlyTheirConstants) {
+  const KernelFamily& f = default_family();
+  const auto it = std::find_if(f.by_instr.begin(), f.by_instr.end(),
+                               [](const InstrConstants& c) { return c.instr == Instr::mma; });
+  ASSERT_NE(it, f.by_instr.end());
+  const auto base = to_array(registers_for(f, DType::float16));
+  const auto mma = to_array(registers_for(f, DType::float16, Instr::mma));
+  std::size_t overridden = 0;
+  for (std::size_t i = 0; i < kRegisterConstantCount; ++i) {
+    if (it->regs[i]) {
+      EXPECT_EQ(mma[i], *it->regs[i]) << register_constant_info()[i].name;
+      ++overridden;
+    } else {
+      EXPECT_EQ(mma[i], base[i]) << register_constant_info()[i].name;
+    }
+  }
+  EXPECT_EQ(overridden, 4u);  // base, per_accumulator, per_a_vector, per_b_vector
+  EXPECT_EQ(to_array(registers_for(f, DType::float16, Instr::wgmma)), base);
+  // An instruction twice is refused by the checker.
+  KernelFamily twice = f;
+  twice.by_instr.push_back(twice.by_instr.front());
+  const Status s = check_family(twice);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().param, "by_instr");
+  EXPECT_NE(s.error().message.find("twice"), std::string::npos);
+}
+
+// An automatic sweep holds mma tiles (block_M 16, 32) beside wgmma ones, and
+// prices each with its own register constants; a wgmma sweep refuses the
+// small tiles (C3).
+TEST(Instr, AutomaticSweep_MixesInstructions) {
+  SearchSpace space;
+  space.block_m = {16, 32, 64, 128};
+  space.block_n = {128};
+  space.block_k = {64};
+  space.stages = {4};
+  space.threads = {128};
+  const GemmProblem p{.m = 1, .n = 14336, .k = 3584};
+  const Device dev = *find_device("h200");
+  Result<std::vector<Verdict>> all = sweep(p, dev, Instr::automatic, space, 0, Model::calibrated, default_family());
+  ASSERT_TRUE(all.ok()) << all.error().message;
+  ASSERT_EQ(all->size(), 4u);
+  for (const Verdict& v : *all) {
+    EXPECT_EQ(v.config.instr, v.config.block_m >= 64 ? Instr::wgmma : Instr::mma) << v.config.block_m;
+    Result<Verdict> one = diagnose(p, dev, v.config, Model::calibrated, default_family());
+    ASSERT_TRUE(one.ok());
+    EXPECT_EQ(one->regs_per_thread, v.regs_per_thread);  // the same profile either way
+    EXPECT_EQ(one->predicted_us, v.predicted_us);
+  }
+  // At one token the 16-row tile is the fastest (it repeats A's row 16
+  // times, not 64; measured: data/h200-triton-splitk-bm16).
+  EXPECT_EQ(all->front().config.block_m, 16);
+  Result<std::vector<Verdict>> wg = sweep(p, dev, Instr::wgmma, space, 0, Model::calibrated, default_family());
+  ASSERT_TRUE(wg.ok());
+  EXPECT_EQ(wg->size(), 2u);  // block_M 64 and 128
+  // The mma profile holds more registers than the wgmma one for the same tile.
+  TileConfig small{16, 128, 64, 4, 128, Instr::mma};
+  TileConfig as_wgmma = small;
+  as_wgmma.instr = Instr::wgmma;
+  Result<Verdict> a = diagnose(p, dev, small, Model::calibrated, default_family());
+  Result<Verdict> b = diagnose(p, dev, as_wgmma, Model::calibrated, default_family());
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_GT(a->regs_per_thread, b->regs_per_thread);
+}
+
+}  // namespace
+}  // namespace tileplan
