@@ -178,7 +178,10 @@ std::string header(const TileReport& r) {
 
 std::string short_notes(const Verdict& v, const TileReport& r) {
   std::string notes;
-  if (r.measured_space && !in_space(*r.measured_space, v.config)) notes = "extrapolated";
+  // An automatic sweep mixes instructions: say which tiles compile to mma.
+  if (r.instr == Instr::automatic && v.config.instr != Instr::wgmma) notes = std::string(to_string(v.config.instr));
+  if (r.measured_space && !in_space(*r.measured_space, v.config))
+    notes += std::string(notes.empty() ? "" : ", ") + "extrapolated";
   for (const Finding& f : v.warnings) {
     if (!notes.empty()) notes += ", ";
     switch (f.kind) {

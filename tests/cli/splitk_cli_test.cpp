@@ -244,6 +244,10 @@ TEST(SplitKCli, AutoInstr_PicksA16RowMmaTileAtOneToken) {
   // Asked for wgmma, the 16-row tiles fail C3 and a 64-row one is picked.
   const json w = split_json("tile --m 1 --n 14336 --k 3584 --split-k 1,2,4,8 --topk 1 --instr wgmma");
   EXPECT_EQ(w["candidates"][0]["block_m"], 64);
+  // The text table says which rows compile to mma.
+  const CliResult text = run_cli("tile --m 1 --n 14336 --k 3584 --topk 1");
+  EXPECT_NE(text.out.find("  mma, C4 grid<SMs"), std::string::npos) << text.out;
+  EXPECT_EQ(run_cli("tile --topk 3").out.find("  mma"), std::string::npos);  // 4096^3: wgmma tiles only
   const CliResult bad = run_cli("tile --instr tensor");
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("--instr 'tensor' is not one of: auto, mma, wgmma, simt"), std::string::npos) << bad.err;
