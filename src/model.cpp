@@ -100,6 +100,10 @@ TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem
   t.block_n = cfg.block_n;
   t.block_k = cfg.block_k;
   t.stages = cfg.stages;
+  // An mma tile keeps one stage of its operands in registers: stages - 1
+  // buffers in shared memory (allocated_smem_bytes), one of them consumed
+  // while the others load.
+  t.buffers = cfg.instr == Instr::mma ? std::max<int64_t>(cfg.stages - 1, 1) : cfg.stages;
   t.blocks_per_sm = std::max<int64_t>(blocks_per_sm, 1);
   t.spills = spills;
   // MMA rate of one SM: the device's peak share (tensor cores, or the CUDA
@@ -357,7 +361,7 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   // exposed every iteration and the asynchronous operand's share is spread
   // over its stages in flight.
   const double in_flight =
-      static_cast<double>(std::max<int64_t>(std::min<int64_t>(t.stages - 1, static_cast<int64_t>(kt)), 1));
+      static_cast<double>(std::max<int64_t>(std::min<int64_t>(t.buffers - 1, static_cast<int64_t>(kt)), 1));
   const double exposed = !t.through_registers ? 1.0 / in_flight
                          : t.single_narrow    ? (1.0 - k.async_share) + k.async_share / in_flight
                                               : 1.0;

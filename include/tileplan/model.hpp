@@ -15,7 +15,8 @@
 //             operand that goes through registers keeps one stage in flight
 //   L       = load latency + miss latency * (share of a stage that misses L2)
 //   period(j) = max(j*t_mma, j*t_narrow, t_mma + t_narrow, j*t_load, (t_load + L)/in_flight)   j tiles sharing an SM
-//             in_flight = stages-1, or 1 when an operand goes through registers
+//             in_flight = buffers-1 (buffers = stages, or stages-1 for an mma tile, which
+//             keeps a stage in registers), or 1 when an operand goes through registers
 //   t_tile(j) = kt*period(j) + tile overhead + epilogue(j)
 //   epilogue = epilogue_factor * C tile bytes / bw_per_SM + narrow stores of C
 //             + registers the epilogue spills * warps * epilogue_spill_cycles / clock
@@ -53,6 +54,7 @@ std::string_view to_string(TimeBound b);
 // device (the planner computes it once per tile and reuses it per problem).
 struct TileCosts {
   int64_t block_m = 0, block_n = 0, block_k = 0, stages = 0;
+  int64_t buffers = 0;      // stage buffers in shared memory: stages, or stages - 1 for an mma tile
   int64_t blocks_per_sm = 0;
   bool spills = false;      // priced by spill_factor (a spill not priced per register)
   double mma_us = 0;        // one main-loop iteration's MMAs, alone on an SM

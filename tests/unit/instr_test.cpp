@@ -101,5 +101,31 @@ TEST(Instr, AutomaticSweep_MixesInstructions) {
   EXPECT_GT(a->regs_per_thread, b->regs_per_thread);
 }
 
+// An mma tile keeps one stage in registers: stages - 1 buffers of shared
+// memory, as every compiled mma kernel of the decode-tile sets allocates
+// (2872 of 2872); a wgmma tile one per stage.
+TEST(Instr, MmaTiles_AllocateOneBufferFewerThanStages) {
+  const GemmProblem p{.m = 1, .n = 10240, .k = 8192};
+  const Device dev = *find_device("h200");
+  const TileConfig mma{16, 128, 128, 4, 128, Instr::mma};
+  Result<Verdict> v = diagnose(p, dev, mma, Model::calibrated, default_family());
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(v->smem_bytes, 3 * (16 + 128) * 128 * 2);  // 110592: the driver's for 16x128x128_s4_w4
+  EXPECT_EQ(v->blocks_per_sm, 2);                       // the driver's occupancy of that kernel
+  TileConfig wg{64, 128, 128, 4, 128, Instr::wgmma};
+  Result<Verdict> w = diagnose(p, dev, wg, Model::calibrated, default_family());
+  ASSERT_TRUE(w.ok());
+  EXPECT_EQ(w->smem_bytes, 4 * (64 + 128) * 128 * 2);
+  // 16x256x128 with 4 stages: 278 KB as four buffers, 209 KB as three: it fits.
+  const TileConfig big{16, 256, 128, 4, 128, Instr::mma};
+  Result<Verdict> b = diagnose(p, dev, big, Model::calibrated, default_family());
+  ASSERT_TRUE(b.ok());
+  EXPECT_TRUE(b->feasible());
+  // The seed model keeps the reference's rule: stages x stage bytes.
+  Result<Verdict> s = diagnose(p, dev, mma, Model::seed);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->smem_bytes, 4 * (16 + 128) * 128 * 2);
+}
+
 }  // namespace
 }  // namespace tileplan
