@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -197,6 +199,32 @@ TEST(SplitKCli, Validate_Fp8Decode_KnownMissStaysBounded) {
   EXPECT_NE(r.out.find("split-K: the calibrated pick against cuBLAS"), std::string::npos) << r.out;
 }
 
+// Over the decode-tile datasets `data` (validate's JSON): the block_M of
+// each shape's measured best, and the geomean of cuBLAS's time over the
+// pick's for the shapes that `counts`.
+struct DecodeTiles {
+  std::vector<std::pair<json, int64_t>> best_block_m;  // (shape record, block_M of its best)
+  double cublas_over_pick = 0;
+  int counted = 0;
+};
+template <class Counts>
+DecodeTiles decode_tiles(const std::string& data, Counts counts) {
+  DecodeTiles out;
+  const CliResult r = run_cli("validate " + data + "--format json");
+  EXPECT_EQ(r.status, 0) << r.err;
+  if (r.status != 0) return out;
+  const json j = json::parse(r.out);
+  double log_sum = 0;
+  for (const json& s : j["shapes"]) {
+    out.best_block_m.emplace_back(s, std::stoll(s["best_key"].get<std::string>()));
+    if (!counts(s)) continue;
+    log_sum += std::log(s["cublas_ms"].get<double>() / s["pick_ms"].get<double>());
+    ++out.counted;
+  }
+  out.cublas_over_pick = out.counted ? std::exp(log_sum / out.counted) : 0.0;
+  return out;
+}
+
 // block_M 16 and 32 (tl.dot compiles them to mma.sync), measured beside 64
 // with every split factor, cuBLAS in the same runs: data/h200-triton-
 // splitk-bm16 (6 shapes, M = 1 to 16; their kernels' registers fitted the
@@ -217,23 +245,15 @@ TEST(SplitKCli, Validate_DecodeTiles_Bm16_KnownMissStaysBounded) {
     data += source_path(std::string("data/h200-triton-splitk-") + d) + " ";
   // The bounds hold in every class (M = 1: 1.057 / 1.083 / 1.033).
   expect_known_miss(data, "--max-top1-geomean 1.06 --max-top1-worst 1.11 --max-top5-geomean 1.035", 18);
-  const CliResult r = run_cli("validate " + data + "--format json");
-  ASSERT_EQ(r.status, 0) << r.err;
-  const json j = json::parse(r.out);
-  double log_cublas = 0;
-  int decode = 0;
-  for (const json& s : j["shapes"]) {
-    const int64_t bm = std::stoll(s["best_key"].get<std::string>());
-    if (s["m"].get<int64_t>() <= 16) {
-      log_cublas += std::log(s["cublas_ms"].get<double>() / s["pick_ms"].get<double>());
-      ++decode;
+  const DecodeTiles d = decode_tiles(data, [](const json& s) { return s["m"].get<int64_t>() <= 16; });
+  for (const auto& [s, bm] : d.best_block_m) {
+    if (s["m"].get<int64_t>() <= 16)
       EXPECT_EQ(bm, 16) << s["shape"];  // the measured best is a 16-row tile at every decode step
-    } else {
+    else
       EXPECT_GE(bm, 64) << s["shape"];
-    }
   }
-  ASSERT_EQ(decode, 13);
-  EXPECT_GE(std::exp(log_cublas / decode), 0.97);  // measured 0.976
+  ASSERT_EQ(d.counted, 13);
+  EXPECT_GE(d.cublas_over_pick, 0.97);  // measured 0.976
 }
 
 // The same tiles in bf16 (the shapes of splitk-bm16) and fp8 e4m3 with B
@@ -250,18 +270,10 @@ TEST(SplitKCli, Validate_DecodeTiles_Bf16AndFp8_KnownMissStaysBounded) {
   // The bounds hold in every class (fp8 M = 1: 1.052 geomean; bf16 M = 1:
   // best of top 5 1.028).
   expect_known_miss(data, "--max-top1-geomean 1.06 --max-top1-worst 1.105 --max-top5-geomean 1.035", 8);
-  const CliResult r = run_cli("validate " + data + "--format json");
-  ASSERT_EQ(r.status, 0) << r.err;
-  double log_cublas = 0;
-  int n = 0;
-  const json j = json::parse(r.out);
-  for (const json& s : j["shapes"]) {
-    EXPECT_EQ(std::stoll(s["best_key"].get<std::string>()), 16) << s["shape"];
-    log_cublas += std::log(s["cublas_ms"].get<double>() / s["pick_ms"].get<double>());
-    ++n;
-  }
-  ASSERT_EQ(n, 8);
-  EXPECT_GE(std::exp(log_cublas / n), 0.96);  // measured 0.970
+  const DecodeTiles d = decode_tiles(data, [](const json&) { return true; });
+  for (const auto& [s, bm] : d.best_block_m) EXPECT_EQ(bm, 16) << s["shape"];
+  ASSERT_EQ(d.counted, 8);
+  EXPECT_GE(d.cublas_over_pick, 0.96);  // measured 0.970
 }
 
 // The decode shapes the 64-row family missed cuBLAS on most (splitk-retime/
@@ -277,17 +289,11 @@ TEST(SplitKCli, Validate_DecodeTiles_Again_KnownMissStaysBounded) {
     data += source_path(std::string("data/h200-triton-splitk-bm16-again/") + d) + " ";
   // The bounds hold in every class (fp8 M = 1: 1.097 / 1.323 / 1.014).
   expect_known_miss(data, "--max-top1-geomean 1.10 --max-top1-worst 1.33 --max-top5-geomean 1.035", 20);
-  const CliResult r = run_cli("validate " + data + "--format json");
-  ASSERT_EQ(r.status, 0) << r.err;
-  const json j = json::parse(r.out);
-  double log_fp16 = 0;
-  int n16 = 0;
-  for (const json& s : j["shapes"]) {
-    EXPECT_EQ(std::stoll(s["best_key"].get<std::string>()), 16) << s["shape"];
-    if (s["dtype"] == "float16") log_fp16 += std::log(s["cublas_ms"].get<double>() / s["pick_ms"].get<double>()), ++n16;
-  }
-  ASSERT_EQ(n16, 10);
-  EXPECT_GE(std::exp(log_fp16 / n16), 0.965);  // measured 0.974
+  const DecodeTiles d = decode_tiles(data, [](const json& s) { return s["dtype"] == "float16"; });
+  for (const auto& [s, bm] : d.best_block_m) EXPECT_EQ(bm, 16) << s["shape"];
+  ASSERT_EQ(d.best_block_m.size(), 20u);
+  ASSERT_EQ(d.counted, 10);
+  EXPECT_GE(d.cublas_over_pick, 0.965);  // fp16, measured 0.974
 }
 
 TEST(SplitKCli, AutoInstr_PicksA16RowMmaTileAtOneToken) {
