@@ -150,7 +150,7 @@ Result<Planner> Planner::create(Device dev, Instr instr, SearchSpace space, Mode
 
   Planner pl;
   pl.dev_ = std::move(dev);
-  pl.instr_ = instr;
+  pl.instr_ = model_instr(instr, model);
   pl.space_ = normalized(std::move(space));
   pl.space_size_ = *size;
   pl.model_ = model;

@@ -237,10 +237,11 @@ void run(const CLI::App& app, TileFlags fl) {
   if (topk_value < 0)
     throw UsageError(fmt::format("--topk {} must be at least 0 (0 keeps every feasible one)", topk_value));
   const Device dev = fl.device.resolve();
+  const Instr requested = model_instr(*instr, *model);  // the seed model: the reference's wgmma
 
   render::TileReport report;
   report.device = &dev;
-  report.instr = *instr;
+  report.instr = requested;
   report.model = *model;
   report.family = family.name;
   report.group_m = family.group_m;
@@ -251,7 +252,7 @@ void run(const CLI::App& app, TileFlags fl) {
     require(check_problem(fl.problem), kProblemFlags);
     TileConfig cfg{single(app, "--block-m", fl.block_m, 128), single(app, "--block-n", fl.block_n, 128),
                    single(app, "--block-k", fl.block_k, 32),  single(app, "--stages", fl.stages, 3),
-                   single(app, "--threads", fl.threads, 256), *instr};
+                   single(app, "--threads", fl.threads, 256), requested};
     cfg.instr = resolve_instr(cfg.instr, dev.compute_capability, cfg.block_m, cfg.threads);
     cfg.split_k = single(app, "--split-k", fl.split_k, 1);
     report.problem = fl.problem;

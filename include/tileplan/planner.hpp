@@ -37,6 +37,13 @@ enum class Model { seed, calibrated };
 std::string_view to_string(Model m);
 std::optional<Model> parse_model(std::string_view s);
 
+// The instruction a sweep asks for under `model`: the seed model reproduces
+// the book's reference, whose instruction is wgmma for every tile, so an
+// automatic request means wgmma there; any other request is kept.
+constexpr Instr model_instr(Instr requested, Model model) {
+  return requested == Instr::automatic && model == Model::seed ? Instr::wgmma : requested;
+}
+
 // One configuration for one problem: its constraints, its traffic and (under
 // the calibrated model) its predicted time.
 struct Verdict : TileCheck {

@@ -128,8 +128,8 @@ py::object plan(py::dict kwargs) {
   // In the CLI's order, so that of several mistakes the same one is named.
   const GemmProblem p = read_problem(a);
   const int64_t topk = a.integer("top_k");
-  const Instr instr = read_instr(a);
   const Model model = read_model(a);
+  const Instr instr = model_instr(read_instr(a), model);
   const KernelFamily family = read_family(a, model);
   check_top_k(topk);
   const Device dev = read_device(a);
@@ -159,8 +159,8 @@ py::object plan(py::dict kwargs) {
 py::object diagnose(py::dict kwargs) {
   const Args a(std::move(kwargs));
   const GemmProblem p = read_problem(a);
-  const Instr instr = read_instr(a);
   const Model model = read_model(a);
+  const Instr instr = model_instr(read_instr(a), model);
   const KernelFamily family = read_family(a, model);
   const Device dev = read_device(a);
   require(check_problem(p));
@@ -328,8 +328,8 @@ struct Setting {
 };
 Setting read_setting(const Args& a) {
   Setting s;
-  s.instr = read_instr(a);
   s.model = read_model(a);
+  s.instr = model_instr(read_instr(a), s.model);
   s.family = read_family(a, s.model);
   s.dev = read_device(a);
   return s;

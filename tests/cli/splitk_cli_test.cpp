@@ -311,6 +311,12 @@ TEST(SplitKCli, AutoInstr_PicksA16RowMmaTileAtOneToken) {
   EXPECT_NE(text.out.find("  mma, C4 grid<SMs"), std::string::npos) << text.out;
   const json big = split_json("tile --topk 3");  // 4096^3: wgmma tiles only
   for (const json& c : big["candidates"]) EXPECT_EQ(c["instr"], "wgmma");
+  // The seed model is the book's reference: its instruction is wgmma for every tile.
+  const CliResult seed = run_cli("tile --model seed --topk 5");
+  EXPECT_EQ(seed.out, run_cli("tile --model seed --topk 5 --instr wgmma").out);
+  EXPECT_NE(seed.out.find("feasible 459 of 900"), std::string::npos) << seed.out;
+  EXPECT_EQ(run_cli("tile --model seed --diagnose --block-m 16").out,
+            run_cli("tile --model seed --diagnose --block-m 16 --instr wgmma").out);
   const CliResult bad = run_cli("tile --instr tensor");
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("--instr 'tensor' is not one of: auto, mma, wgmma, simt"), std::string::npos) << bad.err;
