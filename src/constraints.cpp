@@ -329,13 +329,10 @@ double reference_traffic(const GemmProblem& p, const TileConfig& cfg) {
 
 int64_t allocated_smem_bytes(const TileConfig& cfg, const GemmProblem& p) {
   // What the compiler allocates: an operand that goes through registers
-  // has one buffer, not one per stage (measured: data/h200-triton-v5b). An
-  // mma tile keeps one stage of its operands in registers and stages - 1
-  // buffers in shared memory (measured: every one of the 2872 compiled mma
-  // kernels of data/h200-triton-splitk-bm16, -bm16-fresh and -bm16-types).
+  // has one buffer, not one per stage (measured: data/h200-triton-v5b).
   const ProblemAccess acc = problem_access(p);
   const int64_t a = cfg.block_m * cfg.block_k * p.elem_bytes(), b = cfg.block_k * cfg.block_n * p.elem_bytes();
-  const int64_t buffers = cfg.instr == Instr::mma ? std::max<int64_t>(cfg.stages - 1, 1) : cfg.stages;
+  const int64_t buffers = stage_buffers(cfg);
   return (acc.a.through_registers ? a : a * buffers) + (acc.b.through_registers ? b : b * buffers);
 }
 

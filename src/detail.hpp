@@ -3,6 +3,7 @@
 // these, which assume what the public function's checkers guarantee.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "tileplan/constraints.hpp"
@@ -31,8 +32,16 @@ void check_resources(const TileConfig& cfg, const Device& dev, const GemmProblem
                      OccupancyRule rule, Depth depth, TileCheck& v, bool price_held_spills = false);
 // C4: grid, waves, last-wave fill and their warnings.
 void finish_parallelism(TileCheck& v, const GemmProblem& p, const Device& dev);
+// Stage buffers in shared memory: one per stage, but an mma tile keeps one
+// stage of its operands in registers and has stages - 1 (measured: every
+// one of the 2872 compiled mma kernels of data/h200-triton-splitk-bm16,
+// -bm16-fresh and -bm16-types).
+inline int64_t stage_buffers(const TileConfig& cfg) {
+  return cfg.instr == Instr::mma ? std::max<int64_t>(cfg.stages - 1, 1) : cfg.stages;
+}
 // Shared memory the compiler allocates for the operand tiles (the hardware
-// rule: an operand through registers has one buffer, the other one per stage).
+// rule: an operand through registers has one buffer, the other
+// stage_buffers).
 int64_t allocated_smem_bytes(const TileConfig& cfg, const GemmProblem& p);
 // The carveout (bytes) the driver configures for `blocks` resident blocks of
 // `smem_bytes` each (Device::carveout_multi_block_min_kb), and the L1 each

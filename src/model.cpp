@@ -100,10 +100,8 @@ TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem
   t.block_n = cfg.block_n;
   t.block_k = cfg.block_k;
   t.stages = cfg.stages;
-  // An mma tile keeps one stage of its operands in registers: stages - 1
-  // buffers in shared memory (allocated_smem_bytes), one of them consumed
-  // while the others load.
-  t.buffers = cfg.instr == Instr::mma ? std::max<int64_t>(cfg.stages - 1, 1) : cfg.stages;
+  // One buffer is consumed while the others load.
+  t.buffers = stage_buffers(cfg);
   t.blocks_per_sm = std::max<int64_t>(blocks_per_sm, 1);
   t.spills = spills;
   // MMA rate of one SM: the device's peak share (tensor cores, or the CUDA

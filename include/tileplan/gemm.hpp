@@ -30,9 +30,9 @@ std::optional<Instr> parse_instr(std::string_view s);
 // when `requested` is automatic, as Triton's tl.dot chooses it: wgmma (MMAv3)
 // on compute capability 9.0 where the block holds whole warpgroups and at
 // least 64 rows (one m64 instruction per warpgroup), else mma.sync (MMAv2).
-// Measured: the block_M 16 and 32 kernels of data/h200-triton-decode-tiles
+// Measured: the block_M 16 and 32 kernels of data/h200-triton-splitk-bm16
 // hold their operand fragments in registers as mma kernels do (their
-// registers, docs/model.md §1). Any other request is returned as it is.
+// registers and shared memory, docs/model.md §1). Any other request is returned as it is.
 constexpr Instr resolve_instr(Instr requested, int64_t compute_capability, int64_t block_m, int64_t threads) {
   if (requested != Instr::automatic) return requested;
   return compute_capability == 90 && block_m >= 64 && threads % 128 == 0 ? Instr::wgmma : Instr::mma;
