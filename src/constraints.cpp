@@ -42,6 +42,7 @@ Constraint constraint_of(FindingKind k) {
     case FindingKind::threads_per_block:
     case FindingKind::no_block_fits_threads:
     case FindingKind::dtype_unsupported:
+    case FindingKind::instr_unsupported:
     case FindingKind::narrow_loads:
     case FindingKind::fp8_b_not_k_major:
     case FindingKind::serialized_wgmma: return Constraint::C3;
@@ -116,6 +117,9 @@ std::string message(const Finding& f, const TileConfig& cfg) {
                          known ? to_string(t) : std::string_view("this type"), f.limit / 10, f.limit % 10,
                          known && is_fp8(t) ? " (fp8 needs 8.9 or later)" : "");
     }
+    case FindingKind::instr_unsupported:
+      return fmt::format("C3 {} does not exist on compute capability {}.{} (wgmma is sm_90's; use mma or auto)",
+                         instr, f.limit / 10, f.limit % 10);
     case FindingKind::narrow_loads: {
       static constexpr std::string_view kOperand[] = {"A", "B", "C"};
       const std::string_view op = f.value >= 0 && f.value < 3 ? kOperand[f.value] : "an operand";
@@ -254,6 +258,11 @@ void check_resources(const TileConfig& cfg, const Device& dev, const GemmProblem
   if (cfg.threads > dev.max_threads_per_block)
     v.failures.push({FindingKind::threads_per_block, cfg.threads, dev.max_threads_per_block});
   if (const std::optional<Finding> f = type_unsupported(dev, p.dtype, cfg.instr)) v.failures.push(*f);
+  // wgmma is sm_90's alone (PTX ISA, 'Asynchronous Warpgroup Level Matrix
+  // Multiply-Accumulate Instructions': requires sm_90a). The reference's
+  // rule knows one instruction table for every device, and keeps it.
+  if (cfg.instr == Instr::wgmma && dev.compute_capability != 90 && rule == OccupancyRule::hardware)
+    v.failures.push({FindingKind::instr_unsupported, static_cast<int64_t>(cfg.instr), dev.compute_capability});
 
   // C1: stages * (block_M*block_K + block_K*block_N) * elem_bytes.
   v.smem_per_stage_bytes = (cfg.block_m * cfg.block_k + cfg.block_k * cfg.block_n) * p.elem_bytes();

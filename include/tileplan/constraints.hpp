@@ -58,6 +58,7 @@ enum class FindingKind : uint8_t {
   held_tiles_spill,     // C2 warning: value = registers spilled (estimate), limit = max per thread; priced
   epilogue_spill,       // C2 warning: value = registers the epilogue spills (estimate), limit = max per thread
   serialized_wgmma,     // C3 warning: value = block_N, limit = 128; B K-major, 2+ warpgroups, C stored with vectors
+  instr_unsupported,    // C3: value = the Instr, limit = the device's compute capability (wgmma exists on sm_90 only)
 };
 struct Finding {
   FindingKind kind;

@@ -19,10 +19,12 @@ def _tilelang_type(name):
 def configs(m, n, k, *, dtype="float16", out_dtype=None, a_layout="row", b_layout="row", lda=0, ldb=0, ldc=0,
             top_k=15, device="h200", sm_count=None, smem_kb=None, block_m=None, block_n=None, block_k=None,
             stages=None, threads=None, split_k=None, model="calibrated", family=None, family_file=None,
-            instr="wgmma", enable_rasteration=True, with_dtypes=False):
+            instr="auto", enable_rasteration=True, with_dtypes=False):
     """The best top_k configurations as the dicts @tilelang.autotune(configs=...) takes, best first.
 
-    Arguments as tileplan.plan. Keys: block_M, block_N, block_K, num_stages, threads and
+    Arguments as tileplan.plan. instr auto resolves each tile as TileLang's T.gemm picks its
+    instruction (GemmNode::GetGemmInst in tile-ai/tilelang src/op/gemm.cc): wgmma on sm_90 for a
+    block of at least 64 rows and whole warpgroups, mma otherwise, the rule tl.dot follows. Keys: block_M, block_N, block_K, num_stages, threads and
     enable_rasteration (the model ranks tiles in a grouped, rasterized order: True); with_dtypes
     adds in_dtype, out_dtype and accum_dtype in TileLang's names, as `tileplan tile --emit tilelang`;
     split_k (factors above 1) adds the key split_k, for a kernel that splits K.

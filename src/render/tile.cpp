@@ -1,5 +1,6 @@
 #include "tileplan/render/tile.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <iterator>
 #include <optional>
@@ -298,9 +299,25 @@ std::string diagnose_text(const TileReport& r) {
   fmt::format_to(o, "C3 instruction shape  {:<4}  block a multiple of {}x{}x{}, threads of {}\n",
                  status(Constraint::C3, false), is.m, is.n, is.k, is.threads);
   details(Constraint::C3);
-  fmt::format_to(o, "C1 shared memory      {:<4}  {} KB/stage x {} stages = {} KB (block limit {} KB)\n",
-                 status(Constraint::C1, false), kb(v.smem_per_stage_bytes), c.stages, kb(v.smem_bytes),
-                 kb(d.smem_per_block_max_bytes));
+  // The calibrated model counts what the compiler allocates, which is not
+  // always a buffer per stage: say which rule made the bytes.
+  const int64_t one_less = std::max<int64_t>(c.stages - 1, 1);
+  if (v.smem_bytes == v.smem_per_stage_bytes * c.stages)
+    fmt::format_to(o, "C1 shared memory      {:<4}  {} KB/stage x {} stages = {} KB (block limit {} KB)\n",
+                   status(Constraint::C1, false), kb(v.smem_per_stage_bytes), c.stages, kb(v.smem_bytes),
+                   kb(d.smem_per_block_max_bytes));
+  else if (c.instr == Instr::mma && v.smem_bytes == v.smem_per_stage_bytes * one_less)
+    fmt::format_to(o,
+                   "C1 shared memory      {:<4}  {} KB/stage x {} buffers = {} KB (block limit {} KB): of {} stages, "
+                   "mma holds one in registers\n",
+                   status(Constraint::C1, false), kb(v.smem_per_stage_bytes), one_less, kb(v.smem_bytes),
+                   kb(d.smem_per_block_max_bytes), c.stages);
+  else
+    fmt::format_to(o,
+                   "C1 shared memory      {:<4}  {} KB/stage, {} stages -> {} KB allocated (block limit {} KB): an "
+                   "operand through registers has one buffer\n",
+                   status(Constraint::C1, false), kb(v.smem_per_stage_bytes), c.stages, kb(v.smem_bytes),
+                   kb(d.smem_per_block_max_bytes));
   details(Constraint::C1);
   if (r.model == Model::calibrated)
     fmt::format_to(o, "C2 registers          {:<4}  {} accumulators/thread -> {} regs/thread ({} profile), {} regs/block\n",

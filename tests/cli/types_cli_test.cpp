@@ -90,6 +90,45 @@ TEST(TypesCli, Tf32_BlockK8Allowed) {
   EXPECT_FALSE(has_block_k(run_json("tile --topk 0 --block-k 8,16"), 8));
 }
 
+TEST(TypesCli, WgmmaBeforeHopper_C3FailsAndSaysWhy) {
+  // wgmma is sm_90's: an A100 (8.0) or an L40S (8.9) has none, so asking
+  // for it fails every tile of the calibrated model's sweep; auto resolves
+  // those devices' tiles to mma.sync.
+  const CliResult text = run_cli("tile --device a100-sxm --instr wgmma");
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("feasible 0 of 360"), std::string::npos) << text.out;
+  const json d = run_json("tile --device l40s --instr wgmma --diagnose");
+  bool says = false;
+  for (const json& f : d["candidates"][0]["failures"])
+    says |= f.get<std::string>() == "C3 wgmma does not exist on compute capability 8.9 (wgmma is sm_90's; use mma or auto)";
+  EXPECT_TRUE(says) << d["candidates"][0]["failures"];
+  const json a = run_json("tile --device a100-sxm");
+  ASSERT_GT(a["feasible"].get<int>(), 0);
+  for (const json& c : a["candidates"]) EXPECT_EQ(c["instr"], "mma") << c;
+  // The seed model keeps the reference's one instruction table on every device.
+  EXPECT_GT(run_json("tile --device a100-sxm --model seed --instr wgmma")["feasible"].get<int>(), 0);
+}
+
+TEST(TypesCli, Diagnose_C1SaysHowTheAllocationIsCounted) {
+  // A buffer per stage (wgmma), one stage in registers (mma), or one buffer
+  // for an operand loaded through registers (A column-major, 1000 rows): the
+  // bytes shown are the product shown.
+  const std::string shape = "tile --m 1 --n 5120 --k 13824 --diagnose --block-n 256 --block-k 128 --stages 4 ";
+  const CliResult wg = run_cli(shape + "--block-m 64 --threads 128");
+  EXPECT_NE(wg.out.find("C1 shared memory      FAIL  80.0 KB/stage x 4 stages = 320.0 KB"), std::string::npos) << wg.out;
+  const CliResult mma = run_cli(shape + "--block-m 16 --threads 128");
+  EXPECT_NE(mma.out.find("68.0 KB/stage x 3 buffers = 204.0 KB (block limit 227.0 KB): of 4 stages, mma holds one in "
+                         "registers"),
+            std::string::npos)
+      << mma.out;
+  const CliResult col = run_cli("tile --m 1000 --n 4096 --k 4096 --a-layout col --diagnose --block-m 128 --block-n 128 "
+                                "--block-k 32 --stages 3 --threads 256");
+  EXPECT_NE(col.out.find("16.0 KB/stage, 3 stages -> 32.0 KB allocated (block limit 227.0 KB): an operand through "
+                         "registers has one buffer"),
+            std::string::npos)
+      << col.out;
+}
+
 TEST(TypesCli, Fp8OnA100_NothingFeasibleAndSaysWhy) {
   // The A100 is compute capability 8.0; fp8 tensor cores start at 8.9.
   const CliResult text = run_cli("tile --device a100-sxm --instr mma --dtype float8_e4m3");

@@ -26,6 +26,8 @@ def emitted_tilelang(*flags):
      ["--dtype", "tfloat32", "--topk", 6, "--block-k", "16,32"]),
     ((2048, 2048, 2048), {"dtype": "float8_e4m3", "b_layout": "col", "out_dtype": "bfloat16"},
      ["--dtype", "float8_e4m3", "--b-layout", "col", "--out-dtype", "bfloat16"]),
+    # A decode step: its best tiles have 16 rows, which compile to mma (instr auto on both sides).
+    ((1, 4096, 4096), {"top_k": 5}, ["--topk", 5]),
 ])
 def test_configs_match_the_cli_emitter(size, kw, flags):
     want = emitted_tilelang("--m", size[0], "--n", size[1], "--k", size[2], *flags)
@@ -37,6 +39,13 @@ def test_configs_match_the_cli_emitter(size, kw, flags):
         assert {k: g[k] for k in KEYS[:5]} == {k: w[k] for k in KEYS[:5]}
     with_types = tl.configs(*size, with_dtypes=True, **kw)
     assert [{k: v for k, v in c.items() if k != "enable_rasteration"} for c in with_types] == want
+
+
+def test_decode_configs_hold_16_row_tiles():
+    # instr auto, as the CLI: a wgmma-only sweep would fail C3 for every block_M below 64.
+    got = tl.configs(1, 4096, 4096, top_k=5)
+    assert got and got[0]["block_M"] == 16
+    assert all(c["block_M"] >= 64 for c in tl.configs(1, 4096, 4096, top_k=5, instr="wgmma"))
 
 
 def test_configs_options():

@@ -167,6 +167,7 @@ TEST(Predict, NeverFasterThanThePeakOfItsUnits) {
   const double flops = 2.0 * 4096.0 * 4096.0 * 4096.0;
   for (const Device& d : device_presets()) {
     for (Instr instr : {Instr::mma, Instr::wgmma, Instr::simt}) {
+      if (instr == Instr::wgmma && d.compute_capability != 90) continue;  // C3 fails every tile (below)
       const double peak = instr == Instr::simt ? d.simt_fp32_tflops : d.tensor_fp16_tflops;
       const std::vector<Verdict> ranked = sweep(p, d, instr, SearchSpace{}, 0, Model::calibrated).value();
       ASSERT_FALSE(ranked.empty()) << d.name;
