@@ -77,6 +77,21 @@ Prediction predict(const Device& dev, const GemmProblem& p, const TileCosts& t, 
 // Only the time, for ranking many configurations (the same equations).
 double predict_us(const Device& dev, const GemmProblem& p, const TileCosts& t, const TimeConstants& k,
                   int64_t group_m, const SplitK& split = {});
+// The prediction's terms that depend on the problem and the tile's block_M
+// and block_N alone (its tiles, DRAM traffic and L2 misses), which a sweep
+// shares between the tiles of one block_M x block_N.
+struct GridTerms {
+  int64_t block_m = 0, block_n = 0;
+  int64_t tiles_m = 0, tiles_n = 0;
+  double dram = 0;        // grouped_dram_bytes
+  double latency_us = 0;  // a stage's round trip: load latency plus the L2 misses'
+};
+GridTerms grid_terms(const Device& dev, const GemmProblem& p, int64_t block_m, int64_t block_n, const TimeConstants& k,
+                     int64_t group_m);
+// predict_us with g = grid_terms(dev, p, t.block_m, t.block_n, k, group_m):
+// the same result to the bit.
+double predict_us(const Device& dev, const GemmProblem& p, const TileCosts& t, const TimeConstants& k,
+                  const GridTerms& g, const SplitK& split = {});
 double grouped_dram_bytes(const Device& dev, const GemmProblem& p, int64_t block_m, int64_t group_m);
 // The smooth maximum (a^p + b^p)^(1/p) of a, b >= 0 (p = 0: the plain
 // maximum), as the model evaluates it (tabulated, see model.cpp).

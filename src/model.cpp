@@ -1,6 +1,7 @@
 #include "tileplan/model.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <array>
 #include <cmath>
 
@@ -313,15 +314,33 @@ double smooth_max(double a, double b, double p) {
   return hi * (at(i) + f * (at(i + 1) - at(i)));
 }
 
+GridTerms grid_terms(const Device& dev, const GemmProblem& p, int64_t block_m, int64_t block_n, const TimeConstants& k,
+                     int64_t group_m) {
+  GridTerms g;
+  g.block_m = block_m;
+  g.block_n = block_n;
+  g.tiles_m = ceil_div(p.m, block_m);
+  g.tiles_n = ceil_div(p.n, block_n);
+  // DRAM traffic, and how much of a stage misses L2: each A row-panel is read
+  // by tiles_n programs, each B column-panel by tiles_m programs per reload.
+  g.dram = detail::grouped_dram_bytes(dev, p, block_m, group_m);
+  const double e = static_cast<double>(p.elem_bytes());
+  const double b_reads = (g.dram - e * static_cast<double>(p.m) * static_cast<double>(p.k) -
+                          static_cast<double>(p.out_bytes()) * static_cast<double>(p.m) * static_cast<double>(p.n)) /
+                         (e * static_cast<double>(p.n) * static_cast<double>(p.k));
+  const double miss = std::min(1.0, std::max(1.0 / static_cast<double>(g.tiles_n),
+                                             b_reads / static_cast<double>(g.tiles_m)));
+  g.latency_us = (k.load_latency_cycles + k.miss_latency_cycles * miss) / dev.boost_clock_mhz;
+  return g;
+}
+
 namespace {
 
 // The one copy of the equations; `out` receives the breakdown when asked.
 inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCosts& t, const TimeConstants& k,
-                           int64_t group_m, const SplitK& split, Prediction* out) {
+                           const GridTerms& g, const SplitK& split, Prediction* out) {
   const int64_t sms = dev.sm_count;
-  const int64_t tiles_m = ceil_div(p.m, t.block_m);
-  const int64_t tiles_n = ceil_div(p.n, t.block_n);
-  const int64_t tiles = tiles_m * tiles_n;
+  const int64_t tiles = g.tiles_m * g.tiles_n;
   // Split-K: s programs per tile, each over one slice of ceil(kt/s) K tiles
   // (the last slices may be shorter); the busiest program sets the pace.
   const int64_t s = split.factor;
@@ -335,16 +354,8 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   const double sm_bytes_per_us = dev.l2_bandwidth_gbps / active * 1e3;
   const double load_us = t.l2_stage_bytes / sm_bytes_per_us;
 
-  // DRAM traffic, and how much of a stage misses L2: each A row-panel is read
-  // by tiles_n programs, each B column-panel by tiles_m programs per reload.
-  const double dram = detail::grouped_dram_bytes(dev, p, t.block_m, group_m);
-  const double e = static_cast<double>(p.elem_bytes());
-  const double b_reads = (dram - e * static_cast<double>(p.m) * static_cast<double>(p.k) -
-                          static_cast<double>(p.out_bytes()) * static_cast<double>(p.m) * static_cast<double>(p.n)) /
-                         (e * static_cast<double>(p.n) * static_cast<double>(p.k));
-  const double miss = std::min(1.0, std::max(1.0 / static_cast<double>(tiles_n),
-                                             b_reads / static_cast<double>(tiles_m)));
-  const double latency_us = (k.load_latency_cycles + k.miss_latency_cycles * miss) / dev.boost_clock_mhz;
+  const double dram = g.dram;
+  const double latency_us = g.latency_us;
   // A split kernel writes s fp32 partial tiles where the plain one writes C.
   const double mn = static_cast<double>(p.m) * static_cast<double>(p.n);
   const double partial_bytes = splits ? static_cast<double>(s) * mn * 4.0 : 0.0;
@@ -456,13 +467,19 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
 Prediction predict(const Device& dev, const GemmProblem& p, const TileCosts& t, const TimeConstants& k,
                    int64_t group_m, const SplitK& split) {
   Prediction out;
-  predict_impl(dev, p, t, k, group_m, split, &out);
+  predict_impl(dev, p, t, k, grid_terms(dev, p, t.block_m, t.block_n, k, group_m), split, &out);
   return out;
 }
 
 double predict_us(const Device& dev, const GemmProblem& p, const TileCosts& t, const TimeConstants& k,
                   int64_t group_m, const SplitK& split) {
-  return predict_impl(dev, p, t, k, group_m, split, nullptr);
+  return predict_impl(dev, p, t, k, grid_terms(dev, p, t.block_m, t.block_n, k, group_m), split, nullptr);
+}
+
+double predict_us(const Device& dev, const GemmProblem& p, const TileCosts& t, const TimeConstants& k,
+                  const GridTerms& g, const SplitK& split) {
+  assert(g.block_m == t.block_m && g.block_n == t.block_n);
+  return predict_impl(dev, p, t, k, g, split, nullptr);
 }
 
 }  // namespace detail

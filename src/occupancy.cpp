@@ -60,24 +60,19 @@ int64_t preferred_config_bytes(const Device& dev, const std::optional<int64_t>& 
 
 int64_t warps_per_block(const Device& dev, int64_t threads) { return ceil_div(threads, dev.warp_size); }
 
-int64_t blocks_by_warps(const Device& dev, int64_t threads) {
-  if (threads > dev.max_threads_per_block) return 0;
-  return dev.max_warps_per_sm / warps_per_block(dev, threads);
-}
 
 int64_t regs_per_warp(const Device& dev, int64_t regs) { return round_up(regs * dev.warp_size, dev.reg_alloc_unit); }
 
 // Registers live in the sub-partitions' register files: each holds
 // floor(file / per_warp) warps. At launch the hardware checks the block as if
 // its warps were spread evenly over every sub-partition.
-int64_t blocks_by_regs(const Device& dev, int64_t threads, int64_t regs) {
+int64_t regs_blocks(const Device& dev, int64_t warps, int64_t per_warp, int64_t regs) {
   if (regs > dev.regs_per_thread_max) return 0;
-  const int64_t warps = warps_per_block(dev, threads);
-  const int64_t per_warp = regs_per_warp(dev, regs);
   if (per_warp * round_up(warps, dev.sm_subpartitions) > dev.regs_per_block_max) return 0;
   const int64_t warps_per_subpartition = dev.regs_per_sm / dev.sm_subpartitions / per_warp;
   return warps_per_subpartition * dev.sm_subpartitions / warps;
 }
+
 
 int64_t smem_alloc_bytes(const Device& dev, int64_t smem_bytes) {
   return round_up(smem_bytes + dev.smem_reserved_per_block_bytes, dev.smem_alloc_unit_bytes);
@@ -97,7 +92,7 @@ struct SmemLimit {
 // configures the smallest step that holds one block.
 SmemLimit smem_limit(const Device& dev, int64_t smem_bytes, int64_t preferred_bytes) {
   const int64_t alloc = smem_alloc_bytes(dev, smem_bytes);
-  if (!smem_fits_block(dev, smem_bytes)) return {0, preferred_bytes};
+  if (alloc > dev.smem_per_block_max_bytes + dev.smem_reserved_per_block_bytes) return {0, preferred_bytes};  // smem_fits_block
   int64_t config = preferred_bytes;
   if (config < alloc) {
     const std::optional<int64_t> step = carveout_step(dev, alloc);
@@ -184,8 +179,10 @@ Occupancy occupancy_unchecked(const Device& dev, const OccupancyInput& in) {
   o.regs_per_block = o.regs_per_warp * o.warps_per_block;
   o.smem_per_block_bytes = smem_alloc_bytes(dev, smem_bytes);
 
-  o.blocks_by_warps = blocks_by_warps(dev, in.threads_per_block);
-  o.blocks_by_regs = blocks_by_regs(dev, in.threads_per_block, in.regs_per_thread);
+  // blocks_by_warps and blocks_by_regs, from the warps and registers per warp just computed.
+  o.blocks_by_warps =
+      in.threads_per_block > dev.max_threads_per_block ? 0 : dev.max_warps_per_sm / o.warps_per_block;
+  o.blocks_by_regs = regs_blocks(dev, o.warps_per_block, o.regs_per_warp, in.regs_per_thread);
   const SmemLimit smem = smem_limit(dev, smem_bytes, preferred_config_bytes(dev, in.carveout_percent));
   o.blocks_by_smem = smem.blocks;
   o.smem_config_bytes = smem.config_bytes;

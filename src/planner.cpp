@@ -250,16 +250,21 @@ Result<std::size_t> Planner::plan_into(const GemmProblem& p, std::size_t topk, s
   const std::vector<int64_t>& splits = space_.split_k;
   const std::size_t n_splits = splits.size();
   const SplitKConstants* split_model = family_.split_k ? &family_.split_k->constants : nullptr;
+  // Tiles come in sweep order, block_M and block_N outermost: their grid's
+  // terms are computed once for each block_M x block_N.
+  detail::GridTerms grid;
   for (std::size_t i = 0; i < feasible_.size(); ++i) {
     const Verdict& v = feasible_[i];
     if (v.config.block_k > p.k) continue;
+    if (model_ == Model::calibrated && (grid.block_m != v.config.block_m || grid.block_n != v.config.block_n))
+      grid = detail::grid_terms(dev_, p, v.config.block_m, v.config.block_n, table.time, family_.group_m);
     const int64_t kt = detail::ceil_div(p.k, v.config.block_k);
     for (std::size_t si = 0; si < n_splits; ++si) {
       // A split beyond the K tiles fails C4: not a candidate.
       if (splits[si] > kt) break;
       const double measure =
           model_ == Model::calibrated
-              ? detail::predict_us(dev_, p, costs_[i], table.time, family_.group_m, {splits[si], split_model})
+              ? detail::predict_us(dev_, p, costs_[i], table.time, grid, {splits[si], split_model})
               : detail::reference_traffic(p, v.config);
       keys.push_back(rank_key(model_, measure, v, static_cast<uint32_t>(i * n_splits + si)));
     }
