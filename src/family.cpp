@@ -181,7 +181,8 @@ void read_constants(Reader& rd, const json& section, std::string_view section_na
                           info[i].name == "epilogue_spill_cycles" || info[i].name == "async_share" ||
                           info[i].name == "overlap_power" || info[i].name == "l1_miss_cycles" ||
                           info[i].name == "l2_request_bytes" || info[i].name == "one_row_a_extra" ||
-                          info[i].name == "reduce_split_us" || info[i].name == "in_step_a_ns";
+                          info[i].name == "reduce_split_us" || info[i].name == "in_step_a_ns" ||
+                          info[i].name == "kmajor_wide_unit_saving";
     const json* c = rd.object(*constants, info[i].name, cpath, !optional);
     if (!c) {
       if (rd.failed()) return;
@@ -303,6 +304,10 @@ Status check_time_constants(const TimeConstants& c) {
   if (!(c.async_share <= 1))
     return Error{ErrorKind::invalid_argument, "async_share",
                  fmt::format("async_share {} must be at most 1: it is a share of the round trip", c.async_share)};
+  if (!(c.kmajor_wide_unit_saving < 1))
+    return Error{ErrorKind::invalid_argument, "kmajor_wide_unit_saving",
+                 fmt::format("kmajor_wide_unit_saving {} must be below 1: it is a share of a stage's L2 cost",
+                             c.kmajor_wide_unit_saving)};
   if (!(c.overlap_power == 0 || (c.overlap_power >= 1 && c.overlap_power <= 64)))
     return Error{ErrorKind::invalid_argument, "overlap_power",
                  fmt::format("overlap_power {} must be 0 (the plain maximum) or between 1 and 64: it is the "

@@ -739,6 +739,7 @@ int fit_time(const Device& dev, const std::vector<Dataset>& sets, int restarts, 
     TimeConstants k = time_constants_from(v);
     k.tail_sync = std::min(k.tail_sync, 1.0);  // a share
     k.async_share = std::min(k.async_share, 1.0);  // a share
+    k.kmajor_wide_unit_saving = std::min(k.kmajor_wide_unit_saving, 0.9);  // a share, below 1
     if (k.overlap_power > 0) k.overlap_power = std::clamp(k.overlap_power, 1.0, 64.0);  // its legal range
     return k;
   };

@@ -85,6 +85,7 @@ namespace tileplan {
   X(l1_miss_cycles, "cycles", "SM cycles added per warp-wide load of an operand that goes through registers, times the square of the share of its tile's cache lines that the L1 left to a block cannot hold (0: L1 capacity not priced)") \
   X(l2_request_bytes, "B", "L2 bandwidth, in bytes, that one read request of an asynchronous copy costs (a request covers at most one cache line, so rows shorter than a line take more requests per byte); a stage's bytes and its requests join in a smooth maximum of order overlap_power (0: requests not priced)") \
   X(one_row_a_extra, "", "L2 bytes added per byte of A's stage where A has one row (M = 1, A row-major: every row of the tile is that row, and every copy of it requests the same cache lines); divided by M where A has M < 16 rows, each repeated in the tile; 0: not priced") \
+  X(kmajor_wide_unit_saving, "", "share (0 to below 1) of a stage's L2 cost saved by a block of one warpgroup 256 columns wide (64x256 with 4 warps) where B is stored K-major (b_layout col) and copied asynchronously and C is stored with 16-byte vectors: the model has such tiles L2-bound, and they run faster than that (0: not priced)") \
   X(in_step_a_ns, "ns", "time added to each main-loop step per copy of A's lines that programs walking K in step request at once, where A has M < 16 rows repeated in the tile (row-major, copied asynchronously): (programs resident at once / split factor) x block_M / M copies; 0: not priced")
 
 struct TimeConstants {
@@ -101,7 +102,7 @@ const std::array<ConstantInfo, kTimeConstantCount>& time_constant_info();
 std::array<double, kTimeConstantCount> to_array(const TimeConstants& c);
 TimeConstants time_constants_from(const std::array<double, kTimeConstantCount>& v);
 // Every constant finite, 0 <= value <= 1e9, spill_factor >= 1, tail_sync <= 1,
-// async_share <= 1, overlap_power 0 or between 1 and 64.
+// async_share <= 1, kmajor_wide_unit_saving < 1, overlap_power 0 or between 1 and 64.
 //   error param: the constant's name.
 Status check_time_constants(const TimeConstants& c);
 

@@ -10,6 +10,9 @@
 //             n = the columns of one warpgroup's share of the tile, peak_per_SM the input type's tensor rate,
 //             w = max(0, n - 128)/128 when B sits K-major in shared memory (b_layout col, fp8, tf32), else 0
 //   t_load  = (block_M+block_N)*block_K*elem_bytes / bw_per_SM,  bw_per_SM = l2_bandwidth / min(tiles, SMs)
+//             (joined with the stage's read requests, l2_request_bytes each; times 1 - kmajor_wide_unit_saving
+//             for one warpgroup 256 columns wide with B stored K-major, copied asynchronously, and C stored
+//             with 16-byte vectors)
 //   t_narrow = warp-wide narrow loads of the operands without 16-byte vectors * narrow_access_cycles / clock
 //             (a program issues them and its MMAs in turn; programs sharing an SM overlap them); an
 //             operand that goes through registers keeps one stage in flight
