@@ -138,14 +138,14 @@ constexpr const char* kGatedClasses =
     "bfloat16:rr:MNk,float8_e4m3:rc:MNk,tfloat32:rr:mNK,bfloat16:rr:mNK,"
     "bfloat16:rr:mnk,bfloat16:rr:Mnk,float16:rc:mnK,float16:rr:mnK,"
     "float16:rr:mnk,bfloat16:rr:MnK,float8_e4m3:rc:mnK,float16:rc:MnK,tfloat32:rr:MNK,"
-    "bfloat16:rc:MnK,float16:rc:MNK,bfloat16:rc:mnK,"
+    "bfloat16:rc:MnK,float16:rc:MNK,bfloat16:rc:mnK,float16:rc:mNK,bfloat16:rc:mNK,"
     "float16:rr:1NK,float16:rc:1NK,bfloat16:rr:1NK,bfloat16:rc:1NK,float8_e4m3:rc:1NK,float8_e4m3:rc:MnK";
 TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
   std::string data;
   for (const char* v :
        {"v5a", "v5b", "v6", "v7", "v8", "v9", "v10", "v12", "v14", "v16", "v17", "v18", "v19", "v21", "v22", "v23",
-        "v24", "v25", "v26", "v28", "v29", "v30", "v31", "v32", "v34", "v35", "v36", "v37", "v38", "m1b", "mfew",
-        "mstep-fresh", "mstep-fresh2", "mfp8-fresh"})
+        "v24", "v25", "v26", "v28", "v29", "v30", "v31", "v32", "v33", "v34", "v35", "v36", "v37", "v38", "v40",
+        "m1b", "m23", "m24", "mfew", "mstep-fresh", "mstep-fresh2", "mfp8-fresh"})
     data += source_path(std::string("data/h200-triton-") + v) + " ";
   const CliResult r = run_cli("validate " + data + "--split heldout --class " + kGatedClasses +
                               " --max-top1-geomean 1.03 --max-top1-worst 1.10 --max-top5-geomean 1.01");
@@ -265,7 +265,17 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
   // refit was frozen: its five cases of gated classes (fp8 M = 1, aligned,
   // N alone and M and N unaligned) 1.010 / 1.035 / 1.004 (the family before
   // the refit 1.027 / 1.089). 297 cases: 1.012 / 1.099, best of top 5 1.003.
-  EXPECT_NE(r.out.find("shapes 297:"), std::string::npos) << r.out;
+  // Then kmajor_wide_unit_saving (a lone warpgroup 256 columns wide with B
+  // K-major and C stored with vectors costs L2 10% less; fitted alone on
+  // the nn.Linear calibration cases of v39) and the fresh v40, measured
+  // after it was frozen (12 cases of the nn.Linear layout: 1.013 / 1.084 /
+  // 1.002; the family before 1.013 / 1.084 / 1.008): fp16 and bf16 with B
+  // K-major and M alone unaligned joined the gate (v33's, m23's and m24's
+  // cases of those classes came with them; one bf16 rr:mNK case of m23 too):
+  // fp16 22 cases 1.017 / 1.093 / 1.003 (before 1.022 / 1.108 / 1.007 on
+  // the 19 earlier ones), bf16 28 cases 1.009 / 1.090 / 1.000 (before 1.015
+  // / 1.107 / 1.000 on 26). 351 cases: 1.012 / 1.099, best of top 5 1.002.
+  EXPECT_NE(r.out.find("shapes 351:"), std::string::npos) << r.out;
   for (const char* c : {"float16:rr:MNK\n", "bfloat16:rr:MNK\n", "float8_e4m3:rc:MNK\n", "float8_e5m2:rc:MNK\n", "float16:rr:MNk\n",
                         "float16:rc:MNk\n", "float16:rc:mnk\n", "float16:rr:Mnk\n", "bfloat16:rr:MNk\n",
                         "float8_e4m3:rc:MNk\n", "tfloat32:rr:mNK\n", "bfloat16:rr:mNK\n",
@@ -273,7 +283,8 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
                         "float16:rr:mnk\n", "bfloat16:rr:MnK\n", "float8_e4m3:rc:mnK\n",
                         "float16:rc:MnK\n", "tfloat32:rr:MNK\n", "bfloat16:rc:MnK\n", "float16:rc:MNK\n",
                         "bfloat16:rc:mnK\n", "float16:rr:1NK\n", "float16:rc:1NK\n", "bfloat16:rr:1NK\n",
-                        "bfloat16:rc:1NK\n", "float8_e4m3:rc:1NK\n", "float8_e4m3:rc:MnK\n"})
+                        "bfloat16:rc:1NK\n", "float8_e4m3:rc:1NK\n", "float8_e4m3:rc:MnK\n", "float16:rc:mNK\n",
+                        "bfloat16:rc:mNK\n"})
     EXPECT_NE(r.out.find(c), std::string::npos) << c;
 }
 
@@ -282,8 +293,7 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
 // stage count); fp16 with M alone unaligned (a 64x256 pick where 128x128
 // wins); bf16 with B K-major, all aligned (4096x18944x3584 picks 4 stages of
 // 256x128x64 where 256x128x32 with 5 takes 9% less time: 1.101, 1.055 when
-// measured again); fp16 with B K-major and M alone unaligned (700x28672x8192
-// picks 128x128x64 where 64x256x64 wins by 11%); fp8 with M alone unaligned
+// measured again); fp8 with M alone unaligned
 // (333x14336x4096: two blocks with a partial last round; the decode steps
 // of 2 to 12 tokens, 4x8192x8192 picks 64x256x128 where 64x64x64 wins). fp8
 // with N alone unaligned (C stored with narrow stores) left for the gate
@@ -291,14 +301,13 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
 // They must keep missing the committed thresholds (a fix moves them into the
 // gate above) and must not get worse than measured when the constants were
 // frozen.
-constexpr const char* kKnownMisses =
-    "bfloat16:rc:MNK,float16:rr:MnK,float8_e4m3:rc:mNK,float16:rr:mNK,float16:rc:mNK,bfloat16:rc:mNK";
+constexpr const char* kKnownMisses = "bfloat16:rc:MNK,float16:rr:MnK,float8_e4m3:rc:mNK,float16:rr:mNK";
 TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   std::string data;
   for (const char* v :
        {"v5a", "v5b", "v6", "v7", "v8", "v9", "v10", "v12", "v14", "v16", "v17", "v18", "v19", "v21", "v22", "v23",
-        "v24", "v25", "v26", "v28", "v29", "v30", "v31", "v32", "v33", "v34", "v35", "v36", "v37", "v38", "m24",
-        "m23", "mfew", "mstep-fresh", "mstep-fresh2", "mfp8-fresh"})
+        "v24", "v25", "v26", "v28", "v29", "v30", "v31", "v32", "v33", "v34", "v35", "v36", "v37", "v38", "v40",
+        "m24", "m23", "mfew", "mstep-fresh", "mstep-fresh2", "mfp8-fresh"})
     data += source_path(std::string("data/h200-triton-") + v) + " ";
   // 6 tf32 + 1 fp16 rc:MNK + 14 fp16 rr:MnK (3 of v24) + 4 bf16 rr:mnK (2 of
   // v24) + 5 fp8 rc:mNK + 4 fp8 rc:MnK +
@@ -398,9 +407,13 @@ TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   // mfp8-fresh, measured after that refit was frozen: its five fp8 decode
   // steps with M unaligned 1.010 / 1.019 / 1.004 (the family before the
   // refit 1.018 / 1.053 / 1.000); fp8 rc:mNK 24 cases 1.028 / 1.153 /
-  // 1.015. 134 cases: 1.019 / 1.153, best of top 5 1.005.
+  // 1.015. 134 cases: 1.019 / 1.153, best of top 5 1.005. Then
+  // kmajor_wide_unit_saving and the fresh v40: fp16 and bf16 with B K-major
+  // and M alone unaligned went to the gate (45 cases), v40 added four bf16
+  // B K-major aligned (1.004 / 1.016; the class 14 cases, 1.011 / 1.101 /
+  // 1.001). 93 cases: 1.019 / 1.153, best of top 5 1.006.
   expect_known_miss(data + "--split heldout --class " + kKnownMisses,
-                    "--max-top1-geomean 1.04 --max-top1-worst 1.16 --max-top5-geomean 1.02", 134);
+                    "--max-top1-geomean 1.04 --max-top1-worst 1.16 --max-top5-geomean 1.02", 93);
 }
 
 // bf16 with A and B row-major and M and N unaligned (B through registers, C

@@ -179,6 +179,15 @@ TEST(Family, EveryRule_IsAnErrorNamingTheKey) {
       {"/time/constants/l1_miss_cycles", 20, false, "'time.constants.l1_miss_cycles' must be an object"},
       {"/by_input_type/tfloat32/time/l1_miss_cycles", json::object({{"value", -2}}), false,
        "l1_miss_cycles -2 must be a finite number between 0 and 1e9 (for tfloat32)"},
+      // kmajor_wide_unit_saving: optional, a share below 1 when present.
+      {"/time/constants/kmajor_wide_unit_saving/value", -0.1, false,
+       "kmajor_wide_unit_saving -0.1 must be a finite number between 0 and 1e9"},
+      {"/time/constants/kmajor_wide_unit_saving/value", 1.0, false,
+       "kmajor_wide_unit_saving 1 must be below 1: it is a share of a stage's L2 cost"},
+      {"/time/constants/kmajor_wide_unit_saving/value", "0.1", false,
+       "'time.constants.kmajor_wide_unit_saving.value' must be a number"},
+      {"/by_input_type/float8_e4m3/time/kmajor_wide_unit_saving", json::object({{"value", 2.5}}), false,
+       "kmajor_wide_unit_saving 2.5 must be below 1: it is a share of a stage's L2 cost (for float8_e4m3)"},
       // l2_request_bytes: optional, in range when present.
       {"/time/constants/l2_request_bytes/value", -0.1, false,
        "l2_request_bytes -0.1 must be a finite number between 0 and 1e9"},
