@@ -508,6 +508,21 @@ V40_HELD_OUT = [
     "1536x28672x8192:bfloat16:rc", "640x14336x4096:bfloat16:rc", "4096x4096x11008:bfloat16:rc",
     "800x18944x3584:bfloat16:rc", "1750x6144x4096:bfloat16:rc", "450x57344x8192:bfloat16:rc",
 ]
+# v41: fresh held-out cases whose first pick kmajor_wide_unit_saving moves
+# (to 64x256x64 with 5 stages and 4 warps, from 128x128x64 or 256x128x64),
+# chosen with the family of commit 6c3d8e0 frozen against the family before
+# it, and two controls whose pick stays: the nn.Linear layout, fp16 and bf16,
+# N and K aligned, M aligned or not. None in an earlier dataset; every case
+# is held out.
+V41_HELD_OUT = [
+    "2600x4096x4096:float16:rc", "3500x6144x4096:float16:rc", "700x14336x4096:float16:rc",
+    "2600x8192x28672:float16:rc", "384x5120x13824:float16:rc", "640x3072x12288:float16:rc",
+    "1280x1536x8960:float16:rc",
+    "2600x8192x8192:bfloat16:rc", "900x11008x4096:bfloat16:rc", "2600x4096x11008:bfloat16:rc",
+    "384x5120x5120:bfloat16:rc", "900x2048x8192:bfloat16:rc", "3500x3072x3072:bfloat16:rc",
+    "777x12288x3072:bfloat16:rc",
+    "1536x6144x4096:float16:rc", "2000x14336x4096:bfloat16:rc",
+]
 # M = 1 (a decode step of one token), which Triton compiles apart: calibration
 # cases for the study of that class (data/h200-triton-m1a).
 M1A_CALIBRATION = [
@@ -652,6 +667,7 @@ CASE_SETS = {
     "v38": ([], V38_HELD_OUT),
     "v39": (V39_CALIBRATION, []),
     "v40": ([], V40_HELD_OUT),
+    "v41": ([], V41_HELD_OUT),
 }
 
 BLOCK_MS = (64, 128, 256)
