@@ -162,8 +162,11 @@ TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem
     // nn.Linear layout): the model has it L2-bound, and it runs about 10%
     // faster than predicted against the other near-best tiles of its shape,
     // where with B N-major it does not (data/h200-triton-v39; docs/model.md
-    // §3, "A lone warpgroup 256 columns wide"). Not with C stored narrow,
-    // whose epilogue the model prices apart.
+    // §3, "A lone warpgroup 256 columns wide"). Under Nsight Compute it is
+    // SM-bound and runs 7% fewer SM cycles than with B N-major
+    // (data/h200-profile-wide-unit): the saving prices that where the model
+    // has the tile bound, its L2 cost. Not with C stored narrow, whose
+    // epilogue the model prices apart.
     if (p.b_layout == Layout::col && cfg.instr == Instr::wgmma && warpgroups == 1 && u.cols >= 256.0 &&
         !acc.b.through_registers && acc.c.vector_bytes >= kMaxVectorBytes)
       t.l2_stage_bytes *= 1.0 - k.kmajor_wide_unit_saving;
