@@ -127,7 +127,15 @@ TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem
       b_kmajor && cfg.instr == Instr::wgmma && warpgroups >= 2 && acc.c.vector_bytes >= kMaxVectorBytes;
   const double wide = serialized ? std::max(0.0, static_cast<double>(cfg.block_n) - 128.0) / 128.0 : 0.0;
   if (wide > 0 && k.kmajor_wide_n > 0) t.serialized_wgmma_cols = cfg.block_n;
-  t.mma_us = flops / (sm_flops_per_us * efficiency) * (1.0 + k.kmajor_wide_n * wide) +
+  // One warpgroup 256 columns wide (64x256 with 4 warps) with B N-major in
+  // shared memory: under Nsight Compute it is SM-bound and issues about 20%
+  // more instructions than with B K-major (data/h200-profile-wide-unit); in
+  // grids of at most one program per SM, where the MMA binds, it runs
+  // 1.03-1.12x the time of 128x128 with 4 warps, which the unit's efficiency
+  // alone has 7% faster (docs/model.md §3, "A lone warpgroup 256 columns wide").
+  const bool nmajor_wide_unit = !b_kmajor && cfg.instr == Instr::wgmma && warpgroups == 1 && u.cols >= 256.0;
+  t.mma_us = flops / (sm_flops_per_us * efficiency) * (1.0 + k.kmajor_wide_n * wide) *
+                 (nmajor_wide_unit ? 1.0 + k.nmajor_wide_unit_cost : 1.0) +
              k.iteration_cycles / dev.boost_clock_mhz;
   t.stage_bytes = static_cast<double>((cfg.block_m + cfg.block_n) * cfg.block_k * p.elem_bytes());
   // A of fewer than 16 rows: the tile repeats A's M rows, every copy

@@ -523,6 +523,20 @@ V41_HELD_OUT = [
     "777x12288x3072:bfloat16:rc",
     "1536x6144x4096:float16:rc", "2000x14336x4096:bfloat16:rc",
 ]
+# v42: fresh held-out cases whose first pick nmajor_wide_unit_cost moves
+# (from 64x256x64 with 5 stages and 4 warps to 128x128 with 4 warps, or to
+# 64x256x64 with 8 warps), chosen with the family of the commit that froze
+# the constant against the family before it, and three controls whose pick
+# stays: A and B row-major (B N-major), fp16 and bf16, N and K aligned, M
+# aligned or not, grids of at most about one program per SM. None in an
+# earlier dataset; every case is held out.
+V42_HELD_OUT = [
+    "333x4096x11008", "700x2048x8192", "384x4096x14336", "256x6144x4096", "333x3584x18944",
+    "1000x1536x8960", "640x2048x8192", "200x5120x5120", "128x10240x8192", "128x12288x3072",
+    "200x6144x4096:bfloat16:rr", "640x2560x10240:bfloat16:rr", "555x3072x12288:bfloat16:rr",
+    "256x5120x13824:bfloat16:rr", "1536x1024x8192:bfloat16:rr", "64x28672x4096:bfloat16:rr",
+    "512x4096x4096", "768x4096x11008", "1000x6144x4096:bfloat16:rr",
+]
 # M = 1 (a decode step of one token), which Triton compiles apart: calibration
 # cases for the study of that class (data/h200-triton-m1a).
 M1A_CALIBRATION = [
@@ -668,6 +682,7 @@ CASE_SETS = {
     "v39": (V39_CALIBRATION, []),
     "v40": ([], V40_HELD_OUT),
     "v41": ([], V41_HELD_OUT),
+    "v42": ([], V42_HELD_OUT),
 }
 
 BLOCK_MS = (64, 128, 256)
