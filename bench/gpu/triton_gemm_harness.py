@@ -537,6 +537,20 @@ V42_HELD_OUT = [
     "256x5120x13824:bfloat16:rr", "1536x1024x8192:bfloat16:rr", "64x28672x4096:bfloat16:rr",
     "512x4096x4096", "768x4096x11008", "1000x6144x4096:bfloat16:rr",
 ]
+# v43: calibration cases for the stage's copy time in grids of at most about
+# one program per SM with long K, where one block per SM runs alone and the
+# measured time orders by block_K at equal stages (128x128x128 with 3 stages
+# 1.13-1.25x 128x128x64 with 5, predicted equal; docs/model.md §6): fp16 and
+# bf16, B N-major and K-major, M aligned or not. None in an earlier dataset;
+# every case is calibration.
+V43_CALIBRATION = [
+    "256x2048x16384", "512x1536x12288", "384x3072x8192", "768x2560x6144",
+    "300x4096x8192", "450x2048x14336", "900x1024x16384", "600x3584x5120",
+    "256x3584x12288:bfloat16:rr", "1024x1280x8192:bfloat16:rr", "640x1792x14336:bfloat16:rr",
+    "128x8192x6144:bfloat16:rr",
+    "512x2048x14336:float16:rc", "256x4608x8192:float16:rc", "768x1536x16384:float16:rc",
+    "384x5120x6144:float16:rc",
+]
 # M = 1 (a decode step of one token), which Triton compiles apart: calibration
 # cases for the study of that class (data/h200-triton-m1a).
 M1A_CALIBRATION = [
@@ -683,6 +697,7 @@ CASE_SETS = {
     "v40": ([], V40_HELD_OUT),
     "v41": ([], V41_HELD_OUT),
     "v42": ([], V42_HELD_OUT),
+    "v43": (V43_CALIBRATION, []),
 }
 
 BLOCK_MS = (64, 128, 256)
