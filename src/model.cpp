@@ -138,6 +138,7 @@ TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem
                  (nmajor_wide_unit ? 1.0 + k.nmajor_wide_unit_cost : 1.0) +
              k.iteration_cycles / dev.boost_clock_mhz;
   t.stage_bytes = static_cast<double>((cfg.block_m + cfg.block_n) * cfg.block_k * p.elem_bytes());
+  t.copy_bytes_per_us = cfg.instr == Instr::wgmma ? k.copy_bytes_per_cycle * dev.boost_clock_mhz : 0.0;
   // A of fewer than 16 rows: the tile repeats A's M rows, every copy
   // requests the same lines, and those requests cost the L2 one_row_a_extra / M
   // more per byte of A's stage (docs/model.md §3, "A of few rows").
@@ -395,8 +396,9 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   const double exposed = !t.through_registers ? 1.0 / in_flight
                          : t.single_narrow    ? (1.0 - k.async_share) + k.async_share / in_flight
                                               : 1.0;
+  const double copy_us = t.copy_bytes_per_us > 0 ? std::max(load_us, t.stage_bytes / t.copy_bytes_per_us) : load_us;
   const double chain_us =
-      (load_us + latency_us) * exposed + (t.paired_narrow ? t.narrow_us - t.issue_only_us + t.mma_us : 0.0);
+      (copy_us + latency_us) * exposed + (t.paired_narrow ? t.narrow_us - t.issue_only_us + t.mma_us : 0.0);
   // A program issues its narrow loads and its MMAs in turn; programs sharing
   // the SM overlap one's loads with another's MMAs.
   const double mma_us = t.mma_us;

@@ -551,6 +551,21 @@ V43_CALIBRATION = [
     "512x2048x14336:float16:rc", "256x4608x8192:float16:rc", "768x1536x16384:float16:rc",
     "384x5120x6144:float16:rc",
 ]
+# v44: fresh held-out cases whose first pick copy_bytes_per_cycle (fitted on
+# v43 with the latency constants) moves, chosen with the family of the commit
+# that froze it against the family before it (nmajor_wide_unit_cost alone):
+# from 64x256x64 with 8 warps or 128x128x128 with 3 stages to 128x128x64 with
+# 5 stages (B N-major, grids of about one program per SM), from 256x128x64 to
+# 128x128x64 with 3 stages (B K-major, large grids), and three controls whose
+# pick stays. None in an earlier dataset; every case is held out.
+V44_HELD_OUT = [
+    "96x14336x4096", "300x4096x14336", "300x5120x5120", "250x5120x13824", "400x2560x10240",
+    "720x1536x8960", "1280x1024x8192",
+    "160x8192x8192:bfloat16:rr", "400x3072x12288:bfloat16:rr", "96x12288x3072:bfloat16:rr",
+    "300x3584x18944:bfloat16:rr", "600x2048x8192:bfloat16:rr", "1100x1024x8192:bfloat16:rr",
+    "2500x10240x8192:float16:rc", "6000x5120x5120:bfloat16:rc",
+    "1800x8192x4096", "3072x4096x4096:bfloat16:rc", "2500x14336x4096:float16:rc",
+]
 # M = 1 (a decode step of one token), which Triton compiles apart: calibration
 # cases for the study of that class (data/h200-triton-m1a).
 M1A_CALIBRATION = [
@@ -698,6 +713,7 @@ CASE_SETS = {
     "v41": ([], V41_HELD_OUT),
     "v42": ([], V42_HELD_OUT),
     "v43": (V43_CALIBRATION, []),
+    "v44": ([], V44_HELD_OUT),
 }
 
 BLOCK_MS = (64, 128, 256)

@@ -83,6 +83,7 @@ struct TileCosts {
   double l2_requests = 0;     // their L2 read requests (one per line a row touches)
   double l2_stage_bytes = 0;  // what a stage costs L2: its bytes and its requests (l2_request_bytes each), joined
   double c_tile_bytes = 0;  // output bytes of one tile
+  double copy_bytes_per_us = 0;  // the most a stage's copies arrive at for one program (copy_bytes_per_cycle; wgmma), 0: no cap
 };
 
 struct Prediction {
