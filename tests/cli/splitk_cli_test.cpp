@@ -120,7 +120,8 @@ TEST(SplitKCli, ValidateScoresSplitsAndLeavesOutTheAtomicVariant) {
 // not: v1's held-out shapes, v2 and v3's bf16 (measured after the split-K
 // constants were frozen), and g1's M >= 16 shapes (fresh, timed with CUDA
 // graphs after reduce_split_us was frozen: 1.011 / 1.027 / 1.007), overall
-// and per class. 25 cases: 1.017 / 1.083 / 1.007.
+// and per class. 25 cases: 1.017 / 1.083 / 1.007; with copy_bytes_per_cycle
+// 1.012 / 1.063 / 1.004.
 TEST(SplitKCli, Validate_HeldOutSplitK_MeetsCommittedThresholds) {
   const CliResult r = run_cli("validate " + source_path("data/h200-triton-splitk-v1") + " " +
                               source_path("data/h200-triton-splitk-v2") + " " +
@@ -136,17 +137,18 @@ TEST(SplitKCli, Validate_HeldOutSplitK_MeetsCommittedThresholds) {
 
 // The gate's 21 launch-timed held-out shapes (v1's four, v2, v3's bf16)
 // timed again with CUDA graphs (data/h200-triton-splitk-retime/gate-fp16,
-// gate-bf16): 1.019 / 1.117 / 1.006, against 1.018 / 1.083 / 1.006
-// launch-timed. The geomean and the best of top 5 meet the thresholds; the
-// worst is 768x768x12288, the same pick (64x128x128 unsplit, 42.9 us then,
-// 43.7 now) against a best that moved from 39.6 to 39.1 us, 2% apart
-// between the two measurements. The family without reduce_split_us scores
-// 1.021 / 1.117 / 1.008. A known miss: it must keep missing the worst
-// threshold (a fix moves it into the gate) and stay within these bounds.
-TEST(SplitKCli, Validate_RetimedGateShapes_KnownMissStaysBounded) {
-  const std::string data = source_path("data/h200-triton-splitk-retime/gate-fp16") + " " +
-                           source_path("data/h200-triton-splitk-retime/gate-bf16");
-  expect_known_miss(data, "--max-top1-geomean 1.03 --max-top1-worst 1.12 --max-top5-geomean 1.01", 21);
+// gate-bf16). They missed the worst threshold (1.019 / 1.117 / 1.006:
+// 768x768x12288, the same pick against a best that moved 2% between the two
+// measurements) until copy_bytes_per_cycle (a program's stage arrives at
+// most 39 bytes a cycle, fitted on data/h200-triton-v43): 1.012 / 1.080 /
+// 1.004, the gate's thresholds met overall and in both classes.
+TEST(SplitKCli, Validate_RetimedGateShapes_MeetCommittedThresholds) {
+  const CliResult r = run_cli("validate " + source_path("data/h200-triton-splitk-retime/gate-fp16") + " " +
+                              source_path("data/h200-triton-splitk-retime/gate-bf16") +
+                              " --max-top1-geomean 1.03 --max-top1-worst 1.10 --max-top5-geomean 1.01");
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("shapes 21:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("met (overall and in every class)"), std::string::npos) << r.out;
 }
 
 // Decode below M = 16. The shapes of splitk-v3 (fp16 M = 1 and 8), m1b,
