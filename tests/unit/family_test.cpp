@@ -188,6 +188,18 @@ TEST(Family, EveryRule_IsAnErrorNamingTheKey) {
        "'time.constants.kmajor_wide_unit_saving.value' must be a number"},
       {"/by_input_type/float8_e4m3/time/kmajor_wide_unit_saving", json::object({{"value", 2.5}}), false,
        "kmajor_wide_unit_saving 2.5 must be below 1: it is a share of a stage's L2 cost (for float8_e4m3)"},
+      // nmajor_wide_unit_cost and copy_bytes_per_cycle: optional, in range when present.
+      {"/time/constants/nmajor_wide_unit_cost/value", -0.2, false,
+       "nmajor_wide_unit_cost -0.2 must be a finite number between 0 and 1e9"},
+      {"/time/constants/nmajor_wide_unit_cost/value", "0.2", false,
+       "'time.constants.nmajor_wide_unit_cost.value' must be a number"},
+      {"/time/constants/copy_bytes_per_cycle/value", -39, false,
+       "copy_bytes_per_cycle -39 must be a finite number between 0 and 1e9"},
+      {"/time/constants/copy_bytes_per_cycle/value", 1e12, false,
+       "copy_bytes_per_cycle 1000000000000 must be a finite number between 0 and 1e9"},
+      {"/time/constants/copy_bytes_per_cycle", 39, false, "'time.constants.copy_bytes_per_cycle' must be an object"},
+      {"/by_input_type/float8_e4m3/time/copy_bytes_per_cycle", json::object({{"value", -1}}), false,
+       "copy_bytes_per_cycle -1 must be a finite number between 0 and 1e9 (for float8_e4m3)"},
       // l2_request_bytes: optional, in range when present.
       {"/time/constants/l2_request_bytes/value", -0.1, false,
        "l2_request_bytes -0.1 must be a finite number between 0 and 1e9"},

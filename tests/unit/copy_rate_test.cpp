@@ -1,0 +1,98 @@
+// A program's stage arrives at most copy_bytes_per_cycle bytes a cycle: a
+// stage's round trip takes its bytes at the lesser of that and the program's
+// L2 share (docs/model.md §3; fitted on data/h200-triton-v43 with the latency
+// constants, judged on the fresh data/h200-triton-v44). wgmma tiles only:
+// fp8 and tf32 keep their own latency constants, and no mma tile was timed
+// against it.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "../../src/detail.hpp"
+#include "tileplan/device.hpp"
+#include "tileplan/family.hpp"
+#include "tileplan/gemm.hpp"
+#include "tileplan/model.hpp"
+#include "tileplan/planner.hpp"
+
+namespace tileplan {
+namespace {
+
+const Device& h200() {
+  static const Device d = *find_device("h200");
+  return d;
+}
+
+TEST(CopyRate, ShippedForSixteenBitTypesNotForTypesWithTheirOwnLatency) {
+  const double c = time_for(default_family(), DType::float16).copy_bytes_per_cycle;
+  EXPECT_GT(c, 20.0);
+  EXPECT_LT(c, 80.0);
+  EXPECT_EQ(time_for(default_family(), DType::bfloat16).copy_bytes_per_cycle, c);
+  for (DType t : {DType::float8_e4m3, DType::float8_e5m2, DType::tfloat32})
+    EXPECT_EQ(time_for(default_family(), t).copy_bytes_per_cycle, 0.0) << to_string(t);
+}
+
+TEST(CopyRate, CapsTheStagesOfWgmmaTilesOnly) {
+  const GemmProblem p{640, 2048, 8192};
+  const TimeConstants k = time_for(default_family(), DType::float16);
+  const TileCosts wg =
+      detail::tile_costs(h200(), TileConfig{128, 128, 128, 3, 128, Instr::wgmma}, p, 1, false, k, 0.0, 0.0);
+  EXPECT_DOUBLE_EQ(wg.copy_bytes_per_us, k.copy_bytes_per_cycle * h200().boost_clock_mhz);
+  const TileCosts mma =
+      detail::tile_costs(h200(), TileConfig{16, 128, 128, 4, 128, Instr::mma}, p, 1, false, k, 0.0, 0.0);
+  EXPECT_EQ(mma.copy_bytes_per_us, 0.0);
+}
+
+double predicted(const GemmProblem& p, const TileConfig& cfg, const KernelFamily& f) {
+  Result<Verdict> v = diagnose(p, h200(), cfg, Model::calibrated, f);
+  EXPECT_TRUE(v.ok());
+  return v.ok() ? v->predicted_us : 0.0;
+}
+
+TEST(CopyRate, ALargerStageCostsMoreOfItsRoundTrip) {
+  // 640x2048x8192 fp16 (data/h200-triton-v42, held out): 80 tiles of 128x128,
+  // one block alone on each SM. Measured 45.4 us for 128x128x64 with 5
+  // stages, 56.0 for 128x128x128 with 3; without the cap the model had the
+  // second faster.
+  const GemmProblem p{640, 2048, 8192};
+  const TileConfig deep{128, 128, 64, 5, 128, Instr::wgmma}, wide{128, 128, 128, 3, 128, Instr::wgmma};
+  KernelFamily without = default_family();
+  without.time.copy_bytes_per_cycle = 0;
+  EXPECT_LT(predicted(p, wide, without), predicted(p, deep, without));
+  EXPECT_LT(predicted(p, deep, default_family()), predicted(p, wide, default_family()));
+  // The cap only ever adds time.
+  EXPECT_GE(predicted(p, wide, default_family()) / predicted(p, wide, without),
+            predicted(p, deep, default_family()) / predicted(p, deep, without));
+}
+
+TEST(CopyRate, MovesThePickOfAFreshCase) {
+  // 640x2048x8192 again, over the measured grid: the pick was 128x128x128
+  // with 3 stages (1.250 of the best); with the cap, 128x128x64 with 5.
+  const GemmProblem p{640, 2048, 8192};
+  SearchSpace space = calibrated_space();
+  space.block_m = {64, 128, 256};
+  Result<std::vector<Verdict>> with = sweep(p, h200(), Instr::wgmma, space, 1, Model::calibrated, default_family());
+  ASSERT_TRUE(with.ok());
+  EXPECT_EQ(with->front().config.block_k, 64);
+  EXPECT_EQ(with->front().config.stages, 5);
+  KernelFamily without = default_family();
+  without.time.copy_bytes_per_cycle = 0;
+  Result<std::vector<Verdict>> before = sweep(p, h200(), Instr::wgmma, space, 1, Model::calibrated, without);
+  ASSERT_TRUE(before.ok());
+  EXPECT_EQ(before->front().config.block_k, 128);
+}
+
+TEST(CopyRate, AFamilyFileWithoutItReadsZero) {
+  nlohmann::json j = nlohmann::json::parse(family_json(default_family()));
+  ASSERT_TRUE(j["time"]["constants"].contains("copy_bytes_per_cycle"));
+  j["time"]["constants"].erase("copy_bytes_per_cycle");
+  Result<KernelFamily> f = parse_family(j.dump(), "test");
+  ASSERT_TRUE(f.ok()) << f.error().message;
+  EXPECT_EQ(f.value().time.copy_bytes_per_cycle, 0.0);
+}
+
+}  // namespace
+}  // namespace tileplan
