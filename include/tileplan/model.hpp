@@ -8,7 +8,9 @@
 //   t_mma   = 2*block_M*block_N*block_K / (peak_per_SM * n/(n + mma_n_half)) * (1 + kmajor_wide_n*w)
 //             + iteration cycles / clock,
 //             n = the columns of one warpgroup's share of the tile, peak_per_SM the input type's tensor rate,
-//             w = max(0, n - 128)/128 when B sits K-major in shared memory (b_layout col, fp8, tf32), else 0
+//             w = max(0, n - 128)/128 when B sits K-major in shared memory (b_layout col, fp8, tf32), else 0;
+//             the flops term times 1 + nmajor_wide_unit_cost for one warpgroup (wgmma) with n >= 256 and B
+//             N-major in shared memory
 //   t_load  = (block_M+block_N)*block_K*elem_bytes / bw_per_SM,  bw_per_SM = l2_bandwidth / min(tiles, SMs)
 //             (joined with the stage's read requests, l2_request_bytes each; times 1 - kmajor_wide_unit_saving
 //             for one warpgroup 256 columns wide with B stored K-major, copied asynchronously, and C stored
@@ -17,7 +19,9 @@
 //             (a program issues them and its MMAs in turn; programs sharing an SM overlap them); an
 //             operand that goes through registers keeps one stage in flight
 //   L       = load latency + miss latency * (share of a stage that misses L2)
-//   period(j) = max(j*t_mma, j*t_narrow, t_mma + t_narrow, j*t_load, (t_load + L)/in_flight)   j tiles sharing an SM
+//   t_copy  = max(t_load, (block_M+block_N)*block_K*elem_bytes / (copy_bytes_per_cycle * clock)) for a wgmma
+//             tile (one program's stage arrives at most that fast), else t_load
+//   period(j) = max(j*t_mma, j*t_narrow, t_mma + t_narrow, j*t_load, (t_copy + L)/in_flight)   j tiles sharing an SM
 //             in_flight = buffers-1 (buffers = stages, or stages-1 for an mma tile, which
 //             keeps a stage in registers), or 1 when an operand goes through registers
 //   t_tile(j) = kt*period(j) + tile overhead + epilogue(j)
