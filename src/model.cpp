@@ -132,12 +132,16 @@ TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem
   // more instructions than with B K-major (data/h200-profile-wide-unit); in
   // grids of at most one program per SM, where the MMA binds, it runs
   // 1.03-1.12x the time of 128x128 with 4 warps, which the unit's efficiency
-  // alone has 7% faster (docs/model.md §3, "A lone warpgroup 256 columns wide").
+  // alone has 7% faster (docs/model.md §3, "The same lone warpgroup with B
+  // N-major"; fitted on the calibration shapes, judged on data/h200-triton-v42).
   const bool nmajor_wide_unit = !b_kmajor && cfg.instr == Instr::wgmma && warpgroups == 1 && u.cols >= 256.0;
   t.mma_us = flops / (sm_flops_per_us * efficiency) * (1.0 + k.kmajor_wide_n * wide) *
                  (nmajor_wide_unit ? 1.0 + k.nmajor_wide_unit_cost : 1.0) +
              k.iteration_cycles / dev.boost_clock_mhz;
   t.stage_bytes = static_cast<double>((cfg.block_m + cfg.block_n) * cfg.block_k * p.elem_bytes());
+  // The most one program's stage arrives at (docs/model.md §3, "The stage's
+  // copy rate"; fitted on data/h200-triton-v43, judged on -v44): wgmma tiles
+  // only, since no mma tile was timed against it.
   t.copy_bytes_per_us = cfg.instr == Instr::wgmma ? k.copy_bytes_per_cycle * dev.boost_clock_mhz : 0.0;
   // A of fewer than 16 rows: the tile repeats A's M rows, every copy
   // requests the same lines, and those requests cost the L2 one_row_a_extra / M
