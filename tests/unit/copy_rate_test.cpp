@@ -17,6 +17,7 @@
 #include "tileplan/gemm.hpp"
 #include "tileplan/model.hpp"
 #include "tileplan/planner.hpp"
+#include "family_term.hpp"
 
 namespace tileplan {
 namespace {
@@ -79,24 +80,16 @@ TEST(CopyRate, MovesThePickOfAFreshCase) {
   // 640x2048x8192 again, over the measured grid: the pick was 128x128x128
   // with 3 stages (1.250 of the best); with the cap, 128x128x64 with 5.
   const GemmProblem p{640, 2048, 8192};
-  SearchSpace space = calibrated_space();
-  space.block_m = {64, 128, 256};
-  Result<std::vector<Verdict>> with = sweep(p, h200(), Instr::wgmma, space, 1, Model::calibrated, default_family());
-  ASSERT_TRUE(with.ok());
-  EXPECT_EQ(with->front().config.block_k, 64);
-  EXPECT_EQ(with->front().config.stages, 5);
+  const TileConfig with = test::first_pick_on_measured_grid(p, default_family());
+  EXPECT_EQ(with.block_k, 64);
+  EXPECT_EQ(with.stages, 5);
   KernelFamily without = default_family();
   without.time.copy_bytes_per_cycle = 0;
-  Result<std::vector<Verdict>> before = sweep(p, h200(), Instr::wgmma, space, 1, Model::calibrated, without);
-  ASSERT_TRUE(before.ok());
-  EXPECT_EQ(before->front().config.block_k, 128);
+  EXPECT_EQ(test::first_pick_on_measured_grid(p, without).block_k, 128);
 }
 
 TEST(CopyRate, AFamilyFileWithoutItReadsZero) {
-  nlohmann::json j = nlohmann::json::parse(family_json(default_family()));
-  ASSERT_TRUE(j["time"]["constants"].contains("copy_bytes_per_cycle"));
-  j["time"]["constants"].erase("copy_bytes_per_cycle");
-  Result<KernelFamily> f = parse_family(j.dump(), "test");
+  Result<KernelFamily> f = test::family_file_without("copy_bytes_per_cycle");
   ASSERT_TRUE(f.ok()) << f.error().message;
   EXPECT_EQ(f.value().time.copy_bytes_per_cycle, 0.0);
 }

@@ -15,6 +15,7 @@
 #include "tileplan/gemm.hpp"
 #include "tileplan/model.hpp"
 #include "tileplan/planner.hpp"
+#include "family_term.hpp"
 
 namespace tileplan {
 namespace {
@@ -91,28 +92,20 @@ TEST(KMajorWideUnit, MovesThePickOfTheCaseItWasFoundOn) {
   GemmProblem p = linear(DType::float16, 28672);
   p.m = 700;
   p.k = 8192;
-  SearchSpace space = calibrated_space();
-  space.block_m = {64, 128, 256};
-  Result<std::vector<Verdict>> with = sweep(p, h200(), Instr::wgmma, space, 1, Model::calibrated, default_family());
-  ASSERT_TRUE(with.ok());
-  EXPECT_EQ(with->front().config.block_n, 256);
-  EXPECT_EQ(with->front().config.threads, 128);
+  const TileConfig with = test::first_pick_on_measured_grid(p, default_family());
+  EXPECT_EQ(with.block_n, 256);
+  EXPECT_EQ(with.threads, 128);
   KernelFamily without = default_family();
   without.time.kmajor_wide_unit_saving = 0;
-  Result<std::vector<Verdict>> before = sweep(p, h200(), Instr::wgmma, space, 1, Model::calibrated, without);
-  ASSERT_TRUE(before.ok());
-  EXPECT_EQ(before->front().config.block_n, 128);
+  EXPECT_EQ(test::first_pick_on_measured_grid(p, without).block_n, 128);
 }
 
 TEST(KMajorWideUnit, AFamilyFileWithoutItReadsZero_AndOneIsRefused) {
-  nlohmann::json j = nlohmann::json::parse(family_json(default_family()));
-  ASSERT_TRUE(j["time"]["constants"].contains("kmajor_wide_unit_saving"));
-  j["time"]["constants"].erase("kmajor_wide_unit_saving");
-  Result<KernelFamily> f = parse_family(j.dump(), "test");
+  Result<KernelFamily> f = test::family_file_without("kmajor_wide_unit_saving");
   ASSERT_TRUE(f.ok()) << f.error().message;
   EXPECT_EQ(f.value().time.kmajor_wide_unit_saving, 0.0);
-  j["time"]["constants"]["kmajor_wide_unit_saving"] = {{"value", 1.0}, {"fitted_on", "test"}};
-  Result<KernelFamily> g = parse_family(j.dump(), "test");
+  Result<KernelFamily> g =
+      test::family_file_without("kmajor_wide_unit_saving", {{"value", 1.0}, {"fitted_on", "test"}});
   ASSERT_FALSE(g.ok());
   EXPECT_NE(g.error().message.find("kmajor_wide_unit_saving 1 must be below 1"), std::string::npos)
       << g.error().message;

@@ -15,6 +15,7 @@
 #include "tileplan/gemm.hpp"
 #include "tileplan/model.hpp"
 #include "tileplan/planner.hpp"
+#include "family_term.hpp"
 
 namespace tileplan {
 namespace {
@@ -89,30 +90,23 @@ TEST(NMajorWideUnit, MovesThePickOfTheCaseItWasFoundOn) {
   // and 4 warps (79.4 us), and 64x256x64 with 4 warps, which the model
   // before the term picked, ran 89.1 us.
   const GemmProblem p = row_row(DType::float16);
-  SearchSpace space = calibrated_space();
-  space.block_m = {64, 128, 256};
-  Result<std::vector<Verdict>> with = sweep(p, h200(), Instr::wgmma, space, 1, Model::calibrated, default_family());
-  ASSERT_TRUE(with.ok());
-  EXPECT_EQ(with->front().config.block_m, 128);
-  EXPECT_EQ(with->front().config.block_n, 128);
+  const TileConfig with = test::first_pick_on_measured_grid(p, default_family());
+  EXPECT_EQ(with.block_m, 128);
+  EXPECT_EQ(with.block_n, 128);
   KernelFamily without = default_family();
   without.time.nmajor_wide_unit_cost = 0;
-  Result<std::vector<Verdict>> before = sweep(p, h200(), Instr::wgmma, space, 1, Model::calibrated, without);
-  ASSERT_TRUE(before.ok());
-  EXPECT_EQ(before->front().config.block_m, 64);
-  EXPECT_EQ(before->front().config.block_n, 256);
-  EXPECT_EQ(before->front().config.threads, 128);
+  const TileConfig before = test::first_pick_on_measured_grid(p, without);
+  EXPECT_EQ(before.block_m, 64);
+  EXPECT_EQ(before.block_n, 256);
+  EXPECT_EQ(before.threads, 128);
 }
 
 TEST(NMajorWideUnit, AFamilyFileWithoutItReadsZero_AndANegativeOneIsRefused) {
-  nlohmann::json j = nlohmann::json::parse(family_json(default_family()));
-  ASSERT_TRUE(j["time"]["constants"].contains("nmajor_wide_unit_cost"));
-  j["time"]["constants"].erase("nmajor_wide_unit_cost");
-  Result<KernelFamily> f = parse_family(j.dump(), "test");
+  Result<KernelFamily> f = test::family_file_without("nmajor_wide_unit_cost");
   ASSERT_TRUE(f.ok()) << f.error().message;
   EXPECT_EQ(f.value().time.nmajor_wide_unit_cost, 0.0);
-  j["time"]["constants"]["nmajor_wide_unit_cost"] = {{"value", -0.2}, {"fitted_on", "test"}};
-  Result<KernelFamily> g = parse_family(j.dump(), "test");
+  Result<KernelFamily> g =
+      test::family_file_without("nmajor_wide_unit_cost", {{"value", -0.2}, {"fitted_on", "test"}});
   ASSERT_FALSE(g.ok());
   EXPECT_NE(g.error().message.find("nmajor_wide_unit_cost -0.2 must be a finite number between 0 and 1e9"),
             std::string::npos)
