@@ -149,6 +149,8 @@ BLOCK_KS = (64, 128)
 STAGES = (3, 4, 5)
 WARPS = (4, 8)
 SPLITS = (1, 2, 4, 8, 16)
+# --splits takes any factor from 1 to this (3, 5, 6, 12: data/h200-triton-splitk-any).
+MAX_SPLIT = 16
 GROUP_M = 8
 # Budget rule (see the docstring): no stages-3 tiles for SPLIT_K >= this.
 DROP_STAGES3_FROM_SPLIT = 8
@@ -589,9 +591,9 @@ def select_kernels(args):
     elif args.quick:
         tiles = [t for t in tiles if t["tile"] in set(QUICK_TILES)]
     splits = tuple(int(s) for s in args.splits.split(",")) if args.splits else SPLITS
-    bad = [s for s in splits if s not in SPLITS]
-    if bad:
-        sys.exit(f"error: --splits: {bad} not in {SPLITS}")
+    bad = [s for s in splits if not 1 <= s <= MAX_SPLIT]
+    if bad or len(set(splits)) != len(splits):
+        sys.exit(f"error: --splits: {bad or 'repeated factors'}: distinct integers from 1 to {MAX_SPLIT}")
     split_variants = (tuple(args.variants.split(",")) if args.variants else
                       VARIANTS[1:] if args.quick else DEFAULT_SPLIT_VARIANTS)
     bad = [v for v in split_variants if v not in VARIANTS or v == "none"]
@@ -638,7 +640,7 @@ def main():
     ap.add_argument("--tiles", help="comma list of tile keys BMxBNxBK_sS_wW")
     ap.add_argument("--block-ms", help="comma list of the grid's block_M values, of 16, 32, 64, 128 "
                     f"(default {','.join(map(str, BLOCK_MS))}; below 64 tl.dot takes mma, not wgmma)")
-    ap.add_argument("--splits", help="comma list of split factors (default 1,2,4,8,16)")
+    ap.add_argument("--splits", help=f"comma list of distinct split factors, 1 to {MAX_SPLIT} (default 1,2,4,8,16)")
     ap.add_argument("--variants", help="comma list of the split variants to measure (of atomic, workspace, "
                     f"fused; default {','.join(DEFAULT_SPLIT_VARIANTS)}); SPLIT_K = 1 is always 'none'")
     ap.add_argument("--all-stages", action="store_true",

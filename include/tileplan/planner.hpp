@@ -191,8 +191,11 @@ std::vector<std::size_t> distinct_tiles_first(const GemmProblem& p, Model model,
 
 // Whether splitting K pays for one tile: its predicted time at each split
 // factor the family's kernel was measured with (kSplitFactors, those within
-// the K tiles), the fastest, and the time without a split.
-inline constexpr int64_t kSplitFactors[] = {1, 2, 4, 8, 16};
+// the K tiles), the fastest, and the time without a split. Besides the powers
+// of two, 3, 5, 6 and 12: a factor that fills the SMs' last wave where a
+// power of two overshoots it (data/h200-triton-splitk-any).
+inline constexpr int64_t kSplitFactors[] = {1, 2, 3, 4, 5, 6, 8, 12, 16};
+static_assert(kSplitFactors[0] == 1, "the first split factor is the unsplit kernel");
 struct SplitAdvice {
   int64_t best_split = 1;   // the fastest factor (1: no split pays)
   double best_us = 0;       // its predicted time

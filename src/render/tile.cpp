@@ -8,6 +8,7 @@
 
 #include <fmt/compile.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace tileplan::render {
 namespace {
@@ -386,8 +387,9 @@ std::string diagnose_text(const TileReport& r) {
                      "({:.2f}x faster; --split-k {})\n",
                      a.best_split, a.best_us, a.unsplit_us, a.unsplit_us / a.best_us, a.best_split);
     else
-      fmt::format_to(o, "   split-K                 does not pay: no split_k of {{2, 4, 8, 16}} beats {:.1f} us "
-                        "unsplit for this tile\n", a.unsplit_us);
+      fmt::format_to(o, "   split-K                 does not pay: no split_k of {{{}}} beats {:.1f} us "
+                        "unsplit for this tile\n",
+                     fmt::join(std::begin(kSplitFactors) + 1, std::end(kSplitFactors), ", "), a.unsplit_us);
   }
 
   s += '\n';
