@@ -364,7 +364,7 @@ void register_tile(CLI::App& app) {
   cmd->add_option("--stages", fl->stages, list_help);
   cmd->add_option("--threads", fl->threads, list_help);
   cmd->add_option("--split-k", fl->split_k,
-                  "split factors of K (default 1: no split), e.g. 1,2,4,8,16; needs a family with a split-K model");
+                  "split factors of K (default 1: no split), e.g. 1,2,3,4,5,6,8,12,16; needs a family with a split-K model");
   cmd->add_option("--topk", fl->topk, "configurations to show; 0 shows every feasible one")->default_val("15");
   cmd->add_flag("--diagnose", fl->diagnose, "check one configuration and name its binding constraint");
   cmd->add_option("--model", fl->model,
