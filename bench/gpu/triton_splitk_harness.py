@@ -590,7 +590,10 @@ def select_kernels(args):
         tiles = [t for t in tiles if t["tile"] in set(wanted)]
     elif args.quick:
         tiles = [t for t in tiles if t["tile"] in set(QUICK_TILES)]
-    splits = tuple(int(s) for s in args.splits.split(",")) if args.splits else SPLITS
+    try:
+        splits = tuple(int(s) for s in args.splits.split(",")) if args.splits else SPLITS
+    except ValueError:
+        sys.exit(f"error: --splits '{args.splits}': a comma list of distinct integers from 1 to {MAX_SPLIT}")
     bad = [s for s in splits if not 1 <= s <= MAX_SPLIT]
     if bad or len(set(splits)) != len(splits):
         sys.exit(f"error: --splits: {bad or 'repeated factors'}: distinct integers from 1 to {MAX_SPLIT}")
