@@ -84,11 +84,23 @@ void check_list(const char* flag, const std::vector<int64_t>& values) {
   }
 }
 
+// --split-k takes a word besides integers; one that is not `auto` is named
+// with both forms.
+void check_split_word(const char* flag, const std::string& given) {
+  if (std::string_view(flag) == "--split-k" && given.find_first_not_of("0123456789,+- ") != std::string::npos &&
+      given.find_first_of("0123456789") == std::string::npos)
+    throw UsageError(fmt::format("--split-k '{}' is neither a comma list of integers nor auto", given));
+}
+
 // A list flag in sweep mode replaces that dimension's candidates; in diagnose
 // mode it must hold exactly one value (default: the reference's).
 std::vector<int64_t> pick(const CLI::App& app, const char* flag, const std::string& given,
                           const std::vector<int64_t>& fallback) {
   if (app.count(flag) == 0) return fallback;
+  // --split-k auto: the factors the family's split kernel was measured with.
+  if (std::string_view(flag) == "--split-k" && given == "auto")
+    return {std::begin(kSplitFactors), std::end(kSplitFactors)};
+  check_split_word(flag, given);
   std::vector<int64_t> values = parse_int_list(flag, given);
   check_list(flag, values);
   return values;
@@ -96,6 +108,9 @@ std::vector<int64_t> pick(const CLI::App& app, const char* flag, const std::stri
 
 int64_t single(const CLI::App& app, const char* flag, const std::string& given, int64_t fallback) {
   if (app.count(flag) == 0) return fallback;
+  if (std::string_view(flag) == "--split-k" && given == "auto")
+    throw UsageError("--split-k auto: --diagnose takes one split factor (its split-K line already weighs every one)");
+  check_split_word(flag, given);
   const std::vector<int64_t> values = parse_int_list(flag, given);
   if (values.size() != 1)
     throw UsageError(fmt::format("{}: --diagnose takes exactly one value, got {}", flag, values.size()));
@@ -364,7 +379,8 @@ void register_tile(CLI::App& app) {
   cmd->add_option("--stages", fl->stages, list_help);
   cmd->add_option("--threads", fl->threads, list_help);
   cmd->add_option("--split-k", fl->split_k,
-                  "split factors of K (default 1: no split), e.g. 1,2,3,4,5,6,8,12,16; needs a family with a split-K model");
+                  "split factors of K (default 1: no split), e.g. 1,2,4; auto: those the family's split kernel was measured "
+                  "with (1,2,3,4,5,6,8,12,16); needs a family with a split-K model");
   cmd->add_option("--topk", fl->topk, "configurations to show; 0 shows every feasible one")->default_val("15");
   cmd->add_flag("--diagnose", fl->diagnose, "check one configuration and name its binding constraint");
   cmd->add_option("--model", fl->model,

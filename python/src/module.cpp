@@ -443,6 +443,10 @@ PYBIND11_MODULE(_tileplan, m) {
   using namespace tileplan::python;
   m.doc() = "tileplan's C++ library for Python: use the package tileplan, not this module.";
   m.attr("__version__") = TILEPLAN_VERSION;
+  // The split factors the triton family's split kernel was measured with (`--split-k auto`).
+  py::tuple factors(std::size(tileplan::kSplitFactors));
+  for (std::size_t i = 0; i < std::size(tileplan::kSplitFactors); ++i) factors[i] = tileplan::kSplitFactors[i];
+  m.attr("SPLIT_FACTORS") = factors;
   register_errors(m);
   // Each takes the calling Python function's locals(): the package's
   // signatures are the documented ones.

@@ -16,9 +16,9 @@ tileplan.tilelang (configs).
 
 from . import _tileplan
 from ._records import Candidate, Device, LoopReport, Occupancy, Plan, Problem, Record, wrap as _wrap
-from ._tileplan import Error, __version__
+from ._tileplan import SPLIT_FACTORS, Error, __version__
 
-__all__ = ["Error", "plan", "diagnose", "occupancy", "loop", "devices", "device", "families",
+__all__ = ["Error", "SPLIT_FACTORS", "plan", "diagnose", "occupancy", "loop", "devices", "device", "families",
            "Plan", "Candidate", "Problem", "Device", "Occupancy", "LoopReport", "Record", "__version__"]
 
 
@@ -34,7 +34,8 @@ def plan(m, n, k, *, dtype="float16", out_dtype=None, a_layout="row", b_layout="
     device: a preset (tileplan.devices()); sm_count, smem_kb: override it as --sm-count, --smem-kb.
     block_m, block_n, block_k, stages, threads, split_k: None for the default candidates (the
     calibrated model: its family's measured space; seed: the reference's), or an int or a sequence
-    of ints replacing them (split_k: the split factors of K, default 1 alone; a split needs the
+    of ints replacing them (split_k: the split factors of K, default 1 alone; SPLIT_FACTORS, the
+    factors the family's split kernel was measured with, is `--split-k auto`; a split needs the
     calibrated model and a family with a split-K model, as --split-k). Beyond the family's space a
     candidate's in_measured_space is False: its prediction extrapolates.
     top_k: candidates to return (0: every feasible one). model: calibrated or seed. family: a shipped

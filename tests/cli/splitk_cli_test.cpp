@@ -57,6 +57,23 @@ TEST(SplitKCli, DefaultSpaceDoesNotSplit) {
   EXPECT_EQ(text.out.find(" split "), std::string::npos) << text.out;  // no split column
 }
 
+// --split-k auto is the list of the factors the family's split kernel was
+// measured with; --diagnose refuses it (one factor; its advice weighs all).
+TEST(SplitKCli, AutoSweepsTheMeasuredFactors) {
+  const json autos = split_json("tile --m 256 --n 5120 --k 13824 --split-k auto --topk 0");
+  const json listed = split_json("tile --m 256 --n 5120 --k 13824 --split-k 1,2,3,4,5,6,8,12,16 --topk 0");
+  EXPECT_EQ(autos["candidates"], listed["candidates"]);
+  ASSERT_FALSE(autos["candidates"].empty());
+  EXPECT_EQ(autos["candidates"][0]["split_k"].get<int64_t>(), 3);
+  const CliResult d = run_cli("tile --diagnose --m 256 --n 5120 --k 13824 --split-k auto");
+  EXPECT_EQ(d.status, 2);
+  EXPECT_EQ(count_lines(d.err), 1) << d.err;
+  EXPECT_NE(d.err.find("--split-k auto"), std::string::npos) << d.err;
+  const CliResult bad = run_cli("tile --m 256 --n 5120 --k 13824 --split-k automatic");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(count_lines(bad.err), 1) << bad.err;
+}
+
 TEST(SplitKCli, TextShowsTheSplitColumnAndTheNextCommand) {
   const CliResult r = run_cli("tile --m 512 --n 512 --k 16384 --split-k 1,2,4,8 --topk 3");
   ASSERT_EQ(r.status, 0) << r.err;

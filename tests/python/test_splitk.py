@@ -40,6 +40,13 @@ def test_a_factor_besides_the_powers_of_two_matches_cli():
     assert got[0].split_k == 3 and got[0].grid == 40 * 3
 
 
+def test_split_factors_are_the_clis_auto():
+    got = tileplan.plan(256, 5120, 13824, split_k=tileplan.SPLIT_FACTORS, top_k=0)
+    want = cli_json("tile", "--m", 256, "--n", 5120, "--k", 13824, "--split-k", "auto", "--topk", 0)
+    assert got.to_dict() == want
+    assert tileplan.SPLIT_FACTORS[0] == 1 and 3 in tileplan.SPLIT_FACTORS
+
+
 def test_diagnose_with_a_split_matches_cli():
     tile = {"block_m": 128, "block_n": 128, "block_k": 64, "stages": 4, "threads": 256}
     got = tileplan.diagnose(512, 512, 16384, split_k=8, **tile)
