@@ -84,11 +84,10 @@ void check_list(const char* flag, const std::vector<int64_t>& values) {
   }
 }
 
-// --split-k takes a word besides integers; one that is not `auto` is named
-// with both forms.
+// --split-k takes one word besides integers: a value without a digit that is
+// not `auto` is named with both forms (one with digits is an integer list).
 void check_split_word(const char* flag, const std::string& given) {
-  if (std::string_view(flag) == "--split-k" && given.find_first_not_of("0123456789,+- ") != std::string::npos &&
-      given.find_first_of("0123456789") == std::string::npos)
+  if (std::string_view(flag) == "--split-k" && !given.empty() && given.find_first_of("0123456789") == std::string::npos)
     throw UsageError(fmt::format("--split-k '{}' is neither a comma list of integers nor auto", given));
 }
 

@@ -29,22 +29,15 @@ def test_plan_with_splits_matches_cli():
     assert {c.split_k for c in got} == set(SPLITS)
 
 
-def test_a_factor_besides_the_powers_of_two_matches_cli():
+def test_split_factors_are_the_clis_auto_and_pick_a_factor_besides_the_powers_of_two():
     # 256x5120x13824: 40 tiles of 128x256; split 3 makes one wave of 120
     # programs, 4 two (data/h200-triton-splitk-any measured split 3 fastest)
-    factors = [1, 2, 3, 4, 5, 6, 8, 12, 16]
-    got = tileplan.plan(256, 5120, 13824, split_k=factors, top_k=3)
-    want = cli_json("tile", "--m", 256, "--n", 5120, "--k", 13824, "--split-k", ",".join(map(str, factors)),
-                    "--topk", 3)
-    assert got.to_dict() == want
-    assert got[0].split_k == 3 and got[0].grid == 40 * 3
-
-
-def test_split_factors_are_the_clis_auto():
     got = tileplan.plan(256, 5120, 13824, split_k=tileplan.SPLIT_FACTORS, top_k=0)
-    want = cli_json("tile", "--m", 256, "--n", 5120, "--k", 13824, "--split-k", "auto", "--topk", 0)
-    assert got.to_dict() == want
+    assert got.to_dict() == cli_json("tile", "--m", 256, "--n", 5120, "--k", 13824, "--split-k", "auto", "--topk", 0)
+    assert got.to_dict() == cli_json("tile", "--m", 256, "--n", 5120, "--k", 13824, "--split-k",
+                                     ",".join(map(str, tileplan.SPLIT_FACTORS)), "--topk", 0)
     assert tileplan.SPLIT_FACTORS[0] == 1 and 3 in tileplan.SPLIT_FACTORS
+    assert got[0].split_k == 3 and got[0].grid == 40 * 3
 
 
 def test_diagnose_with_a_split_matches_cli():
