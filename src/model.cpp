@@ -140,9 +140,14 @@ TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem
              k.iteration_cycles / dev.boost_clock_mhz;
   t.stage_bytes = static_cast<double>((cfg.block_m + cfg.block_n) * cfg.block_k * p.elem_bytes());
   // The most one program's stage arrives at (docs/model.md §3, "The stage's
-  // copy rate"; fitted on data/h200-triton-v43, judged on -v44): wgmma tiles
-  // only, since no mma tile was timed against it.
-  t.copy_bytes_per_us = cfg.instr == Instr::wgmma ? k.copy_bytes_per_cycle * dev.boost_clock_mhz : 0.0;
+  // copy rate"; fitted on data/h200-triton-v43, judged on -v44). An mma
+  // tile's stages are copied the same way (cp.async) and take
+  // mma_copy_bytes_per_cycle, which no input type overrides: fp8's own
+  // constants were fitted on wgmma tiles without the cap.
+  t.copy_bytes_per_us = (cfg.instr == Instr::wgmma  ? k.copy_bytes_per_cycle
+                         : cfg.instr == Instr::mma ? k.mma_copy_bytes_per_cycle
+                                                   : 0.0) *
+                        dev.boost_clock_mhz;
   // A of fewer than 16 rows: the tile repeats A's M rows, every copy
   // requests the same lines, and those requests cost the L2 one_row_a_extra / M
   // more per byte of A's stage (docs/model.md §3, "A of few rows").

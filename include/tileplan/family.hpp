@@ -87,7 +87,8 @@ namespace tileplan {
   X(one_row_a_extra, "", "L2 bytes added per byte of A's stage where A has one row (M = 1, A row-major: every row of the tile is that row, and every copy of it requests the same cache lines); divided by M where A has M < 16 rows, each repeated in the tile; 0: not priced") \
   X(kmajor_wide_unit_saving, "", "share (0 to below 1) of a stage's L2 cost saved by a block of one warpgroup 256 columns wide (64x256 with 4 warps) where B is stored K-major (b_layout col) and copied asynchronously and C is stored with 16-byte vectors: the model has such tiles L2-bound, and they run faster than that (0: not priced)") \
   X(nmajor_wide_unit_cost, "", "share added to the MMA time of a block of one warpgroup 256 columns wide (64x256 with 4 warps, wgmma) where B sits N-major in shared memory (b_layout row, 16-bit types): it issues more instructions per K step than with B K-major and is SM-bound where the grid leaves it an SM of its own (0: not priced)") \
-  X(copy_bytes_per_cycle, "B", "bytes a cycle one program's asynchronous copies of a stage arrive at, at most: a stage's round trip takes its bytes at the lesser of this and the program's L2 share (0: no cap)") \
+  X(copy_bytes_per_cycle, "B", "bytes a cycle one program's asynchronous copies of a stage arrive at, at most: a stage's round trip takes its bytes at the lesser of this and the program's L2 share (0: no cap); wgmma tiles") \
+  X(mma_copy_bytes_per_cycle, "B", "the same cap for the tiles that compile to mma.sync (block_M 16 or 32), whatever the input type (0: no cap)") \
   X(in_step_a_ns, "ns", "time added to each main-loop step per copy of A's lines that programs walking K in step request at once, where A has M < 16 rows repeated in the tile (row-major, copied asynchronously): (programs resident at once / split factor) x block_M / M copies; 0: not priced")
 
 struct TimeConstants {

@@ -20,7 +20,8 @@
 //             operand that goes through registers keeps one stage in flight
 //   L       = load latency + miss latency * (share of a stage that misses L2)
 //   t_copy  = max(t_load, (block_M+block_N)*block_K*elem_bytes / (copy_bytes_per_cycle * clock)) for a wgmma
-//             tile (one program's stage arrives at most that fast), else t_load
+//             tile (one program's stage arrives at most that fast; mma_copy_bytes_per_cycle for an mma
+//             tile), else t_load
 //   period(j) = max(j*t_mma, j*t_narrow, t_mma + t_narrow, j*t_load, (t_copy + L)/in_flight)   j tiles sharing an SM
 //             in_flight = buffers-1 (buffers = stages, or stages-1 for an mma tile, which
 //             keeps a stage in registers), or 1 when an operand goes through registers
@@ -87,7 +88,7 @@ struct TileCosts {
   double l2_requests = 0;     // their L2 read requests (one per line a row touches)
   double l2_stage_bytes = 0;  // what a stage costs L2: its bytes and its requests (l2_request_bytes each), joined
   double c_tile_bytes = 0;  // output bytes of one tile
-  double copy_bytes_per_us = 0;  // the most a stage's copies arrive at for one program (copy_bytes_per_cycle; wgmma), 0: no cap
+  double copy_bytes_per_us = 0;  // the most a stage's copies arrive at for one program (copy_bytes_per_cycle; mma tiles mma_copy_bytes_per_cycle), 0: no cap
 };
 
 struct Prediction {
