@@ -242,6 +242,7 @@ TEST(FitCli, BadInputGetsOneLineAndExitTwo) {
            {"kmajor_wide_unit_saving=-0.5", "kmajor_wide_unit_saving -0.5 must be a finite number between 0 and 1e9"},
            {"nmajor_wide_unit_cost=-0.1", "nmajor_wide_unit_cost -0.1 must be a finite number between 0 and 1e9"},
            {"copy_bytes_per_cycle=-40", "copy_bytes_per_cycle -40 must be a finite number between 0 and 1e9"},
+           {"mma_copy_bytes_per_cycle=1e10", "mma_copy_bytes_per_cycle 10000000000 must be a finite number between 0 and 1e9"},
            {"overlap_power=0.5", "overlap_power 0.5 must be 0 (the plain maximum) or between 1 and 64"}}) {
     const CliResult r = run_program(TILEPLAN_FIT_EXE, "--time --set " + set + " " + source_path("data/h200-triton-v2"));
     EXPECT_EQ(r.status, 2) << set << r.err;

@@ -200,6 +200,17 @@ TEST(Family, EveryRule_IsAnErrorNamingTheKey) {
       {"/time/constants/copy_bytes_per_cycle", 39, false, "'time.constants.copy_bytes_per_cycle' must be an object"},
       {"/by_input_type/float8_e4m3/time/copy_bytes_per_cycle", json::object({{"value", -1}}), false,
        "copy_bytes_per_cycle -1 must be a finite number between 0 and 1e9 (for float8_e4m3)"},
+      // mma_copy_bytes_per_cycle: optional, in range when present.
+      {"/time/constants/mma_copy_bytes_per_cycle/value", -39, false,
+       "mma_copy_bytes_per_cycle -39 must be a finite number between 0 and 1e9"},
+      {"/time/constants/mma_copy_bytes_per_cycle/value", 1e300, false,
+       "mma_copy_bytes_per_cycle 1e+300 must be a finite number between 0 and 1e9"},
+      {"/time/constants/mma_copy_bytes_per_cycle/value", "39", false,
+       "'time.constants.mma_copy_bytes_per_cycle.value' must be a number"},
+      {"/time/constants/mma_copy_bytes_per_cycle", json::array(), false,
+       "'time.constants.mma_copy_bytes_per_cycle' must be an object"},
+      {"/by_input_type/float8_e4m3/time/mma_copy_bytes_per_cycle", json::object({{"value", -1}}), false,
+       "mma_copy_bytes_per_cycle -1 must be a finite number between 0 and 1e9 (for float8_e4m3)"},
       // l2_request_bytes: optional, in range when present.
       {"/time/constants/l2_request_bytes/value", -0.1, false,
        "l2_request_bytes -0.1 must be a finite number between 0 and 1e9"},
