@@ -245,7 +245,8 @@ void reference_occupancy(TileCheck& v, const TileConfig& cfg, const Device& dev)
 }  // namespace
 
 void check_resources(const TileConfig& cfg, const Device& dev, const GemmProblem& p, const RegisterProfile& regs,
-                     OccupancyRule rule, Depth depth, TileCheck& v, bool price_held_spills) {
+                     OccupancyRule rule, Depth depth, TileCheck& v, bool price_held_spills,
+                     std::optional<RegisterEstimate>* registers, const ProblemAccess* access) {
   v = TileCheck{};
   v.config = cfg;
 
@@ -267,13 +268,17 @@ void check_resources(const TileConfig& cfg, const Device& dev, const GemmProblem
   // C1: stages * (block_M*block_K + block_K*block_N) * elem_bytes.
   v.smem_per_stage_bytes = (cfg.block_m * cfg.block_k + cfg.block_k * cfg.block_n) * p.elem_bytes();
   v.smem_bytes = v.smem_per_stage_bytes * cfg.stages;
-  if (rule == OccupancyRule::hardware) v.smem_bytes = detail::allocated_smem_bytes(cfg, p);
+  if (rule == OccupancyRule::hardware)
+    v.smem_bytes = access ? detail::allocated_smem_bytes(cfg, p, *access) : detail::allocated_smem_bytes(cfg, p);
   if (v.smem_bytes > dev.smem_per_block_max_bytes)
     v.failures.push({FindingKind::smem_per_block, v.smem_bytes, dev.smem_per_block_max_bytes});
   if (depth == Depth::until_failure && !v.failures.empty()) return;
 
   // C2: the register estimate (the reference's rule or a family's profile).
-  const RegisterEstimate r = detail::estimate_registers(regs, dev, cfg, p);
+  std::optional<RegisterEstimate> local;
+  std::optional<RegisterEstimate>& known = registers ? *registers : local;
+  if (!known) known = detail::estimate_registers(regs, dev, cfg, p);
+  const RegisterEstimate& r = *known;
   v.accum_per_thread = ceil_div(cfg.block_m * cfg.block_n, cfg.threads);
   v.regs_per_thread = r.regs_per_thread;
   v.spills = r.spills;
@@ -337,9 +342,12 @@ double reference_traffic(const GemmProblem& p, const TileConfig& cfg) {
 }
 
 int64_t allocated_smem_bytes(const TileConfig& cfg, const GemmProblem& p) {
+  return allocated_smem_bytes(cfg, p, problem_access(p));
+}
+
+int64_t allocated_smem_bytes(const TileConfig& cfg, const GemmProblem& p, const ProblemAccess& acc) {
   // What the compiler allocates: an operand that goes through registers
   // has one buffer, not one per stage (measured: data/h200-triton-v5b).
-  const ProblemAccess acc = problem_access(p);
   const int64_t a = cfg.block_m * cfg.block_k * p.elem_bytes(), b = cfg.block_k * cfg.block_n * p.elem_bytes();
   const int64_t buffers = stage_buffers(cfg);
   return (acc.a.through_registers ? a : a * buffers) + (acc.b.through_registers ? b : b * buffers);

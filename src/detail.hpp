@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 
 #include "tileplan/constraints.hpp"
 #include "tileplan/device.hpp"
@@ -28,8 +29,13 @@ enum class Depth { full, until_failure };
 //   `v` is overwritten (a caller's buffer: a sweep checks hundreds of tiles).
 //   price_held_spills: a spill by operand tiles held in registers is a C2
 //   warning (the time model prices it per register) instead of a failure.
+//   registers: where a sweep keeps a tile's register estimate across its
+//   stage counts (the estimate does not depend on them): empty, it is filled;
+//   filled, it is used. Null: estimated here.
+//   access: problem_access(p), where the caller has it (null: computed here).
 void check_resources(const TileConfig& cfg, const Device& dev, const GemmProblem& p, const RegisterProfile& regs,
-                     OccupancyRule rule, Depth depth, TileCheck& v, bool price_held_spills = false);
+                     OccupancyRule rule, Depth depth, TileCheck& v, bool price_held_spills = false,
+                     std::optional<RegisterEstimate>* registers = nullptr, const ProblemAccess* access = nullptr);
 // C4: grid, waves, last-wave fill and their warnings.
 void finish_parallelism(TileCheck& v, const GemmProblem& p, const Device& dev);
 // Stage buffers in shared memory: one per stage, but an mma tile keeps one
@@ -43,6 +49,8 @@ inline int64_t stage_buffers(const TileConfig& cfg) {
 // rule: an operand through registers has one buffer, the other
 // stage_buffers).
 int64_t allocated_smem_bytes(const TileConfig& cfg, const GemmProblem& p);
+// The same with acc = problem_access(p) already known.
+int64_t allocated_smem_bytes(const TileConfig& cfg, const GemmProblem& p, const ProblemAccess& acc);
 // The carveout (bytes) the driver configures for `blocks` resident blocks of
 // `smem_bytes` each (Device::carveout_multi_block_min_kb), and the L1 each
 // block keeps: l1_smem_per_sm_bytes less the carveout, over the blocks.
@@ -60,6 +68,16 @@ double reference_traffic(const GemmProblem& p, const TileConfig& cfg);
 //   epilogue_spilled: RegisterEstimate's, priced once per tile (epilogue_spill_cycles).
 TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem& p, int64_t blocks_per_sm,
                      bool spills, const TimeConstants& k, double spilled_registers = 0, double epilogue_spilled = 0);
+// tile_costs in two steps, for a sweep that prices a tile at several stage
+// counts: what does not depend on the stages or the blocks per SM (cfg.stages
+// is not read), then the rest (the stage buffers, the blocks, the L1 left to
+// the narrow loads). unstaged then stage_tile_costs equals tile_costs to the
+// bit.   Requires: as tile_costs, acc = problem_access(p), t from
+// unstaged_tile_costs of the same tile but for cfg.stages.
+TileCosts unstaged_tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem& p, const ProblemAccess& acc,
+                              bool spills, const TimeConstants& k, double spilled_registers, double epilogue_spilled);
+void stage_tile_costs(TileCosts& t, const Device& dev, const TileConfig& cfg, const GemmProblem& p,
+                      const ProblemAccess& acc, int64_t blocks_per_sm, const TimeConstants& k);
 // Whether `k` prices a spill of held operand tiles per register.
 inline bool prices_held_spills(const TimeConstants& k) { return k.spill_access_cycles > 0; }
 // A split factor and the reduction's constants (model non-null when factor > 1).

@@ -96,14 +96,18 @@ namespace detail {
 
 TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem& p, int64_t blocks_per_sm,
                      bool spills, const TimeConstants& k, double spilled_registers, double epilogue_spilled) {
+  const ProblemAccess acc = problem_access(p);
+  TileCosts t = unstaged_tile_costs(dev, cfg, p, acc, spills, k, spilled_registers, epilogue_spilled);
+  stage_tile_costs(t, dev, cfg, p, acc, blocks_per_sm, k);
+  return t;
+}
+
+TileCosts unstaged_tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem& p, const ProblemAccess& acc,
+                              bool spills, const TimeConstants& k, double spilled_registers, double epilogue_spilled) {
   TileCosts t;
   t.block_m = cfg.block_m;
   t.block_n = cfg.block_n;
   t.block_k = cfg.block_k;
-  t.stages = cfg.stages;
-  // One buffer is consumed while the others load.
-  t.buffers = stage_buffers(cfg);
-  t.blocks_per_sm = std::max<int64_t>(blocks_per_sm, 1);
   t.spills = spills;
   // MMA rate of one SM: the device's peak share (tensor cores, or the CUDA
   // cores' fp32 FMA for simt), scaled by the unit tile's efficiency.
@@ -120,7 +124,6 @@ TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem
   // and 64x256 with 8 warps, not for 64x256 with 4 (one warpgroup) or 256x128
   // with 8; and not where C is stored with narrow stores, where the tile runs
   // at the speed of an N-major one (data/h200-profile-wgmma-serial).
-  const ProblemAccess acc = problem_access(p);
   const bool b_kmajor = p.b_layout == Layout::col || is_fp8(p.dtype) || p.dtype == DType::tfloat32;
   const int64_t warpgroups = cfg.threads / std::max<int64_t>(instr_shape(cfg.instr).threads, 1);
   const bool serialized =
@@ -230,14 +233,10 @@ TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem
     t.narrow_us += t.spill_us;
     t.spills = false;
   }
-  // The L1 a block keeps against the cache lines of one iteration's tiles of
-  // the operands through registers (their loads go through L1; asynchronous
-  // copies bypass it): the share s that does not fit misses, and each of those
-  // operands' loads costs l1_miss_cycles · s² more (docs/model.md §3).
+  // The cache lines of one iteration's tiles of the operands through
+  // registers, which the L1 a block keeps holds or not (stage_tile_costs).
+  t.narrow_loads = loads_a + loads_b;
   if (t.through_registers) {
-    const int64_t smem = allocated_smem_bytes(cfg, p);
-    t.carveout_bytes = carveout_bytes(dev, smem, t.blocks_per_sm);
-    t.l1_bytes = l1_left_per_block(dev, t.carveout_bytes, t.blocks_per_sm);
     const double line = static_cast<double>(dev.cache_line_bytes);
     const auto footprint = [&](const OperandAccess& o, int64_t rows, int64_t extent) {
       if (!o.through_registers) return 0.0;
@@ -250,12 +249,6 @@ TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem
                                    : footprint(acc.a, cfg.block_k, cfg.block_m)) +
         (p.b_layout == Layout::row ? footprint(acc.b, cfg.block_k, cfg.block_n)
                                    : footprint(acc.b, cfg.block_n, cfg.block_k));
-    t.l1_short = t.narrow_footprint_bytes > 0 ? std::clamp(1.0 - t.l1_bytes / t.narrow_footprint_bytes, 0.0, 1.0) : 0.0;
-    // Squared: the hit rate falls slowly while most of the lines still fit
-    // (on the calibration cases the square fits better than the share itself
-    // or a share past a threshold: docs/model.md §3).
-    t.l1_miss_us = (loads_a + loads_b) * k.l1_miss_cycles * t.l1_short * t.l1_short / dev.boost_clock_mhz;
-    t.narrow_us += t.l1_miss_us;
   }
   if (acc.c.vector_bytes < kMaxVectorBytes)
     t.narrow_store_us = warp_accesses(cfg.block_m * cfg.block_n, p.out_bytes(), acc.c.vector_bytes) *
@@ -266,6 +259,29 @@ TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem
       epilogue_spilled * static_cast<double>(cfg.threads) / 32.0 * k.epilogue_spill_cycles / dev.boost_clock_mhz;
   t.c_tile_bytes = static_cast<double>(cfg.block_m * cfg.block_n * p.out_bytes());
   return t;
+}
+
+void stage_tile_costs(TileCosts& t, const Device& dev, const TileConfig& cfg, const GemmProblem& p,
+                      const ProblemAccess& acc, int64_t blocks_per_sm, const TimeConstants& k) {
+  t.stages = cfg.stages;
+  // One buffer is consumed while the others load.
+  t.buffers = stage_buffers(cfg);
+  t.blocks_per_sm = std::max<int64_t>(blocks_per_sm, 1);
+  // The L1 a block keeps against the cache lines of one iteration's tiles of
+  // the operands through registers (their loads go through L1; asynchronous
+  // copies bypass it): the share s that does not fit misses, and each of those
+  // operands' loads costs l1_miss_cycles · s² more (docs/model.md §3).
+  if (t.through_registers) {
+    const int64_t smem = allocated_smem_bytes(cfg, p, acc);
+    t.carveout_bytes = carveout_bytes(dev, smem, t.blocks_per_sm);
+    t.l1_bytes = l1_left_per_block(dev, t.carveout_bytes, t.blocks_per_sm);
+    t.l1_short = t.narrow_footprint_bytes > 0 ? std::clamp(1.0 - t.l1_bytes / t.narrow_footprint_bytes, 0.0, 1.0) : 0.0;
+    // Squared: the hit rate falls slowly while most of the lines still fit
+    // (on the calibration cases the square fits better than the share itself
+    // or a share past a threshold: docs/model.md §3).
+    t.l1_miss_us = t.narrow_loads * k.l1_miss_cycles * t.l1_short * t.l1_short / dev.boost_clock_mhz;
+    t.narrow_us += t.l1_miss_us;
+  }
 }
 
 int64_t carveout_bytes(const Device& dev, int64_t smem_bytes, int64_t blocks) {

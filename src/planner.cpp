@@ -44,11 +44,14 @@ OccupancyRule rule_for(Model model) {
 
 // `time`: the calibrated model's constants (a spill of held operand tiles is
 // priced when they say so); null for the seed model.
+// `registers`, `access`: check_resources' memo of the tile's register
+// estimate and the problem's access.
 void check(const TileConfig& cfg, const Device& dev, const GemmProblem& p, Model model, const RegisterProfile& regs,
-           detail::Depth depth, Verdict& v, const TimeConstants* time) {
+           detail::Depth depth, Verdict& v, const TimeConstants* time,
+           std::optional<RegisterEstimate>* registers = nullptr, const ProblemAccess* access = nullptr) {
   v = Verdict{};
   detail::check_resources(cfg, dev, p, regs, rule_for(model), depth, v,
-                          model == Model::calibrated && time && detail::prices_held_spills(*time));
+                          model == Model::calibrated && time && detail::prices_held_spills(*time), registers, access);
   if (model == Model::seed) {  // the reference has no notion of spilling
     v.spills = false;
     v.spilled_registers = 0;
@@ -216,21 +219,38 @@ Planner::Table Planner::build_table(const GemmProblem& p) const {
   // and faults fresh pages in on every planner (measured: 80x slower sweeps).
   t.feasible.reserve(space_size_);
   if (model_ == Model::calibrated) t.costs.reserve(space_size_);
+  const ProblemAccess acc = problem_access(p);
+  // A tile's registers and the costs that do not depend on its stages are
+  // the same at every stage count: kept per thread count while block_M,
+  // block_N and block_K stay (stages loop outside the threads).
+  struct Unstaged {
+    std::optional<RegisterEstimate> registers;
+    std::optional<TileCosts> costs;
+  };
+  std::vector<Unstaged> unstaged(sp.threads.size());
   for (int64_t bm : sp.block_m)
     for (int64_t bn : sp.block_n)
-      for (int64_t bk : sp.block_k)
+      for (int64_t bk : sp.block_k) {
+        for (Unstaged& u : unstaged) u = Unstaged{};
         for (int64_t st : sp.stages)
-          for (int64_t th : sp.threads) {
+          for (std::size_t ti = 0; ti < sp.threads.size(); ++ti) {
+            const int64_t th = sp.threads[ti];
             if (th % thread_multiple || (one_stage && st != sp.stages.front())) continue;
             const TileConfig cfg{bm, bn, bk, st, th, resolve_instr(instr_, dev_.compute_capability, bm, th)};
+            Unstaged& u = unstaged[ti];
             check(cfg, dev_, p, model_, cfg.instr == Instr::mma ? regs_mma : regs_other, detail::Depth::until_failure, v,
-                  &t.time);
+                  &t.time, &u.registers, &acc);
             if (!v.feasible()) continue;
-            if (model_ == Model::calibrated)
-              t.costs.push_back(detail::tile_costs(dev_, cfg, p, v.blocks_per_sm, v.spills, t.time, v.spilled_registers,
-                                                   v.epilogue_spilled_registers));
+            if (model_ == Model::calibrated) {
+              if (!u.costs)
+                u.costs = detail::unstaged_tile_costs(dev_, cfg, p, acc, v.spills, t.time, v.spilled_registers,
+                                                      v.epilogue_spilled_registers);
+              t.costs.push_back(*u.costs);
+              detail::stage_tile_costs(t.costs.back(), dev_, cfg, p, acc, v.blocks_per_sm, t.time);
+            }
             t.feasible.push_back(v);
           }
+      }
   return t;
 }
 

@@ -81,6 +81,7 @@ struct TileCosts {
   double narrow_footprint_bytes = 0;  // cache lines of one iteration's tiles of the operands through registers
   double l1_short = 0;             // share of that footprint the L1 cannot hold: 1 - l1/footprint, in [0, 1]
   double l1_miss_us = 0;           // of narrow_us, the loads that miss because of it (l1_miss_cycles)
+  double narrow_loads = 0;         // warp-wide narrow loads of one iteration (A's and B's through registers)
   double stage_bytes = 0;   // operand bytes of one iteration
   double l2_async_bytes = 0;  // of stage_bytes, the asynchronously copied rows'
   double repeated_rows_a_bytes = 0;  // L2 bytes a stage's A of M < 16 rows adds: one_row_a_extra / M per byte of it

@@ -195,6 +195,43 @@ TEST(Predict, PlannerAgreesWithDiagnose) {
   }
 }
 
+// The sweep keeps a tile's registers and its stage-independent costs across
+// its stage counts; every candidate of every stage count must still price to
+// the bit what a diagnosis of that configuration alone prices, including the
+// stage-dependent L1 term of operands through registers.
+TEST(Predict, SweepReusingStageIndependentCosts_AgreesWithDiagnoseToTheBit) {
+  const struct {
+    GemmProblem p;
+    Instr instr;
+  } cases[] = {
+      {{4096, 4096, 4096}, Instr::automatic},
+      {{4096, 4096, 1000}, Instr::wgmma},    // A through registers: the L1 term
+      {{333, 5001, 4001}, Instr::automatic},  // both through registers (one stage count kept)
+      {{4096, 3000, 2048}, Instr::wgmma},    // B through registers
+      {{.m = 1024, .n = 1024, .k = 4096, .dtype = DType::tfloat32}, Instr::wgmma},  // B transposed on chip
+      {{.m = 1, .n = 8192, .k = 2048, .dtype = DType::float8_e4m3, .b_layout = Layout::col}, Instr::automatic},  // A of one row
+  };
+  for (const auto& c : cases) {
+    const std::vector<Verdict> all = sweep(c.p, h200(), c.instr, SearchSpace{}, 0, Model::calibrated).value();
+    ASSERT_GT(all.size(), 50u) << c.p.m << "x" << c.p.n << "x" << c.p.k;
+    int64_t stage_counts_seen = 0;
+    for (const Verdict& v : all) {
+      const Verdict d = diagnose(c.p, h200(), v.config, Model::calibrated).value();
+      ASSERT_TRUE(d.predicted);
+      EXPECT_EQ(d.predicted_us, v.predicted_us) << v.config.block_m << "x" << v.config.block_n << "x"
+                                                << v.config.block_k << " s" << v.config.stages;
+      EXPECT_EQ(d.blocks_per_sm, v.blocks_per_sm);
+      EXPECT_EQ(d.regs_per_thread, v.regs_per_thread);
+      EXPECT_EQ(d.spilled_registers, v.spilled_registers);
+      EXPECT_EQ(d.l1_bytes, v.l1_bytes);
+      EXPECT_EQ(d.l1_miss_us, v.l1_miss_us);
+      EXPECT_EQ(d.time_bound, v.time_bound);
+      stage_counts_seen = std::max(stage_counts_seen, v.config.stages);
+    }
+    EXPECT_GE(stage_counts_seen, 2);
+  }
+}
+
 TEST(Predict, SpillFactor_MultipliesTheTime) {
   const TileConfig c{128, 256, 32, 3, 128, Instr::wgmma};
   const GemmProblem p{4096, 4096, 4096};
