@@ -247,7 +247,8 @@ void reference_occupancy(TileCheck& v, const TileConfig& cfg, const Device& dev)
 void check_resources(const TileConfig& cfg, const Device& dev, const GemmProblem& p, const RegisterProfile& regs,
                      OccupancyRule rule, Depth depth, TileCheck& v, bool price_held_spills,
                      std::optional<RegisterEstimate>* registers, const ProblemAccess* access) {
-  v = TileCheck{};
+  static const TileCheck kFresh{};
+  v = kFresh;
   v.config = cfg;
 
   // C3: instruction shape.

@@ -1,6 +1,7 @@
 #include "tileplan/planner.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -45,11 +46,13 @@ OccupancyRule rule_for(Model model) {
 // `time`: the calibrated model's constants (a spill of held operand tiles is
 // priced when they say so); null for the seed model.
 // `registers`, `access`: check_resources' memo of the tile's register
-// estimate and the problem's access.
+// estimate and the problem's access. Overwrites v's TileCheck part; the
+// rest of v (the calibrated model's numbers) is left as it is: a caller
+// passes a Verdict whose calibrated numbers were never set.
 void check(const TileConfig& cfg, const Device& dev, const GemmProblem& p, Model model, const RegisterProfile& regs,
            detail::Depth depth, Verdict& v, const TimeConstants* time,
            std::optional<RegisterEstimate>* registers = nullptr, const ProblemAccess* access = nullptr) {
-  v = Verdict{};
+  assert(!v.predicted);
   detail::check_resources(cfg, dev, p, regs, rule_for(model), depth, v,
                           model == Model::calibrated && time && detail::prices_held_spills(*time), registers, access);
   if (model == Model::seed) {  // the reference has no notion of spilling
