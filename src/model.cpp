@@ -495,6 +495,22 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
     out->dram_bytes = gemm_dram;
     out->sm_us = sm_us;
     out->dram_us = dram_us;
+    const int64_t j_round = full_rounds ? b : rest;
+    TimeTerms& d = out->terms;
+    d.programs_per_sm = per_sm;
+    d.round_programs = j_round;
+    d.k_steps = static_cast<int64_t>(kt);
+    d.mma_us = mma_transpose_us;
+    d.narrow_us = t.narrow_us;
+    d.load_us = load_us;
+    d.round_trip_us = chain_us;
+    const double jd = static_cast<double>(j_round);
+    d.busiest_us = std::max({jd * mma_transpose_us, jd * t.narrow_us, issue_us, jd * load_us});
+    d.iteration_us = smooth_max(d.busiest_us, chain_us, k.overlap_power) + in_step_us;
+    d.epilogue_us = epilogue_us;
+    d.launch_us = k.launch_us;
+    d.sm_us = sm_us;
+    d.dram_us = dram_us;
     // The bound of the first round: DRAM if it takes longer than the SMs,
     // else the largest term of a main-loop iteration.
     const double j = static_cast<double>(full_rounds ? b : rest);

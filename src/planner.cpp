@@ -81,6 +81,7 @@ void finish_calibrated(Verdict& v, const GemmProblem& p, const Device& dev, cons
   v.l2_stage_bytes = costs.l2_stage_bytes;
   v.repeated_rows_a_bytes = costs.repeated_rows_a_bytes;
   v.in_step_us = pr.in_step_us;
+  v.time_terms = pr.terms;
   // kmajor_wide_n priced a warpgroup wider than 128 columns: say so.
   if (costs.serialized_wgmma_cols > 0)
     v.warnings.push({FindingKind::serialized_wgmma, costs.serialized_wgmma_cols, 128});

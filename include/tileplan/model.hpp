@@ -92,6 +92,28 @@ struct TileCosts {
   double copy_bytes_per_us = 0;  // the most a stage's copies arrive at for one program (copy_bytes_per_cycle; mma tiles mma_copy_bytes_per_cycle), 0: no cap
 };
 
+// The terms a predicted time is made of (docs/model.md §3), for a diagnosis
+// that shows why: the busiest SM's first round of j programs sharing it, one
+// main-loop iteration (K step) of that round, and how the SMs' time and
+// DRAM's join. Times in microseconds.
+//   time_us = (launch_us + sqrt(sm_us² + dram_us²)) · (spill_factor if the
+//             kernel spills unpriced) + reduce_us
+struct TimeTerms {
+  int64_t programs_per_sm = 0;  // on the busiest SM: ceil(programs / SMs)
+  int64_t round_programs = 0;   // j: the programs sharing the SM in the first round
+  int64_t k_steps = 0;          // main-loop iterations of one program (its K slice)
+  double mma_us = 0;            // one program's MMAs of one iteration (tf32: and B's on-chip transpose)
+  double narrow_us = 0;         // its narrow loads of operands through registers (their spills, L1 misses)
+  double load_us = 0;           // its stage from L2, at the SM's share of the L2 bandwidth
+  double round_trip_us = 0;     // the pipeline's round trip exposed per iteration (latency over the stages in flight)
+  double busiest_us = 0;        // the SM's busiest resource over one iteration of the j programs
+  double iteration_us = 0;      // busiest and round trip joined (smooth maximum), plus the programs-in-step term
+  double epilogue_us = 0;       // one program's epilogue: storing C (or its partial tile)
+  double launch_us = 0;         // the kernel launch
+  double sm_us = 0;             // the busiest SM's time, all its rounds
+  double dram_us = 0;           // DRAM's time for the kernel's traffic
+};
+
 struct Prediction {
   double time_us = 0;       // the GEMM, and the reduction of a split
   double reduce_us = 0;     // the split-K reduction kernel (0 without a split)
@@ -100,6 +122,7 @@ struct Prediction {
   double dram_bytes = 0;  // under the grouped tile order
   double sm_us = 0;       // the busiest SM's time
   double dram_us = 0;     // DRAM's time
+  TimeTerms terms;        // what the time is made of
 };
 
 // A split factor the family can price: 1, or any with a split-K model.

@@ -72,6 +72,8 @@ struct Verdict : TileCheck {
   // requests of the same lines add to one program's path (in_step_a_ns ×
   // programs in step × block_M / M a K step; docs/model.md §3); 0 otherwise.
   double in_step_us = 0;
+  // Calibrated model: what the predicted time is made of (model.hpp).
+  TimeTerms time_terms;
 };
 
 // Plans many problems against one device and search space: the

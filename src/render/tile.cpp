@@ -88,6 +88,18 @@ void prediction_json(std::string& s, const Verdict& v) {
                    v.l2_requests, v.l2_stage_bytes, v.repeated_rows_a_bytes, v.in_step_us);
   else
     s += ",\"l2_requests\":null,\"l2_stage_bytes\":null,\"repeated_rows_a_bytes\":null,\"in_step_us\":null";
+  // What the predicted time is made of (TimeTerms).
+  if (has_time(v)) {
+    const TimeTerms& t = v.time_terms;
+    fmt::format_to(o,
+                   FMT_COMPILE(",\"time_terms\":{{\"programs_per_sm\":{},\"round_programs\":{},\"k_steps\":{},"
+                               "\"mma_us\":{},\"narrow_us\":{},\"load_us\":{},\"round_trip_us\":{},\"busiest_us\":{},"
+                               "\"iteration_us\":{},\"epilogue_us\":{},\"launch_us\":{},\"sm_us\":{},\"dram_us\":{}}}"),
+                   t.programs_per_sm, t.round_programs, t.k_steps, t.mma_us, t.narrow_us, t.load_us, t.round_trip_us,
+                   t.busiest_us, t.iteration_us, t.epilogue_us, t.launch_us, t.sm_us, t.dram_us);
+  } else {
+    s += ",\"time_terms\":null";
+  }
 }
 
 // The problem's findings (problem_findings) as strings, like a candidate's.
@@ -344,6 +356,22 @@ std::string diagnose_text(const TileReport& r) {
     fmt::format_to(o, "   predicted time          {:.1f} us ({:.0f} TFLOP/s), bound by {}{}\n", v.predicted_us,
                    tflops(r.problem, v.predicted_us), to_string(v.time_bound),
                    v.spills ? " (spilling)" : "");
+  // What the time is made of (docs/model.md §3): one K step of the busiest
+  // SM's first round, then the SMs' time against DRAM's.
+  if (has_time(v)) {
+    const TimeTerms& t = v.time_terms;
+    fmt::format_to(o,
+                   "   one K step              {} program{} at a time on an SM: MMA {:.3f}, L2 stage {:.3f}{}, round trip {:.3f} "
+                   "-> {:.3f} us a step, {} steps\n",
+                   t.round_programs, t.round_programs == 1 ? "" : "s", t.mma_us, t.load_us,
+                   t.narrow_us > 0 ? fmt::format(", narrow loads {:.3f}", t.narrow_us) : std::string(),
+                   t.round_trip_us, t.iteration_us, t.k_steps);
+    fmt::format_to(o,
+                   "   SMs and DRAM            busiest SM {:.1f} us ({} program{}, epilogue {:.2f} us each), DRAM "
+                   "{:.1f} us, launch {:.1f} us\n",
+                   t.sm_us, t.programs_per_sm, t.programs_per_sm == 1 ? "" : "s", t.epilogue_us, t.dram_us,
+                   t.launch_us);
+  }
   if (has_time(v) && v.narrow_footprint_bytes > 0)
     fmt::format_to(o,
                    "   L1 for narrow loads     {} KB per block ({} KB less a {} KB carveout, over {} block(s)) against "

@@ -2,6 +2,8 @@
 // output, the user's own search space, --emit, and `tileplan validate`.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 #include "known_miss.hpp"
@@ -80,6 +82,35 @@ TEST(ModelCli, Text_ShowsPredictedTime) {
   ASSERT_EQ(d.status, 0) << d.err;
   EXPECT_NE(d.out.find("predicted time          186.4 us"), std::string::npos) << d.out;  // docs/model.md §4
   EXPECT_NE(d.out.find("(triton profile)"), std::string::npos) << d.out;
+}
+
+// --diagnose shows what the predicted time is made of; JSON carries the same
+// terms for every candidate (null under the seed model).
+TEST(ModelCli, Diagnose_ShowsTheTimeTerms) {
+  const std::string cfg = "tile --diagnose --block-m 128 --block-n 256 --block-k 64 --stages 4 --threads 256";
+  const CliResult d = run_cli(cfg);
+  ASSERT_EQ(d.status, 0) << d.err;
+  EXPECT_NE(d.out.find("one K step              1 program at a time on an SM: MMA "), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("us a step, 64 steps"), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("SMs and DRAM            busiest SM "), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("(4 programs, epilogue "), std::string::npos) << d.out;
+  const json c = json::parse(run_cli(cfg + " --format json").out)["candidates"][0];
+  const json& t = c["time_terms"];
+  ASSERT_TRUE(t.is_object()) << c.dump();
+  EXPECT_EQ(t["k_steps"].get<int64_t>(), 64);
+  EXPECT_EQ(t["programs_per_sm"].get<int64_t>(), 4);  // 512 tiles on 132 SMs
+  EXPECT_EQ(t["round_programs"].get<int64_t>(), 1);
+  EXPECT_NEAR(c["predicted_us"].get<double>(),
+              t["launch_us"].get<double>() + std::hypot(t["sm_us"].get<double>(), t["dram_us"].get<double>()), 1e-6);
+  // Narrow loads appear where an operand goes through registers.
+  const CliResult n = run_cli("tile --diagnose --m 4096 --n 3000 --k 2048 --instr wgmma --block-m 256 --block-n 64 "
+                              "--block-k 64 --stages 3 --threads 128");
+  ASSERT_EQ(n.status, 0) << n.err;
+  EXPECT_NE(n.out.find(", narrow loads "), std::string::npos) << n.out;
+  EXPECT_EQ(d.out.find(", narrow loads "), std::string::npos) << d.out;
+  for (const json& s : json::parse(run_cli("tile --model seed --format json --topk 3").out)["candidates"])
+    EXPECT_TRUE(s["time_terms"].is_null());
+  EXPECT_EQ(run_cli(cfg + " --model seed").out.find("one K step"), std::string::npos);
 }
 
 TEST(ModelCli, Csv_HasPredictionColumns) {

@@ -232,6 +232,55 @@ TEST(Predict, SweepReusingStageIndependentCosts_AgreesWithDiagnoseToTheBit) {
   }
 }
 
+// The terms a diagnosis shows add up to its predicted time, and each is what
+// its comment says (model.hpp, TimeTerms).
+TEST(Predict, TimeTerms_AddUpToThePredictedTime) {
+  const struct {
+    GemmProblem p;
+    TileConfig cfg;
+  } cases[] = {
+      {{4096, 4096, 4096}, {128, 256, 64, 4, 256, Instr::wgmma}},
+      {{4096, 3000, 2048}, {256, 64, 64, 3, 128, Instr::wgmma}},  // B through registers: narrow loads
+      {{333, 5001, 4001}, {128, 64, 32, 2, 128, Instr::wgmma}},   // both: paired narrow loads
+      {{.m = 1024, .n = 1024, .k = 4096, .dtype = DType::tfloat32}, {128, 64, 64, 4, 128, Instr::wgmma}},
+      {{.m = 1, .n = 8192, .k = 2048, .dtype = DType::float8_e4m3, .b_layout = Layout::col},
+       {16, 128, 128, 5, 128, Instr::mma, 2}},  // a split: the reduction after
+      {{2048, 2048, 2048}, {256, 256, 64, 2, 128, Instr::wgmma}},  // spills: spill_factor
+  };
+  const KernelFamily& f = default_family();
+  for (const auto& c : cases) {
+    const Verdict v = diagnose(c.p, h200(), c.cfg, Model::calibrated).value();
+    if (!v.predicted) {
+      ADD_FAILURE() << "no prediction for " << c.cfg.block_m << "x" << c.cfg.block_n;
+      continue;
+    }
+    const TimeTerms& t = v.time_terms;
+    const TimeConstants k = time_for(f, c.p.dtype);
+    const double factor =
+        v.spills && !(v.spilled_registers > 0 && k.spill_access_cycles > 0) ? k.spill_factor : 1.0;
+    EXPECT_NEAR(v.predicted_us, (t.launch_us + std::hypot(t.sm_us, t.dram_us)) * factor + v.reduce_us,
+                1e-9 * v.predicted_us)
+        << c.p.m << "x" << c.p.n << "x" << c.p.k;
+    EXPECT_EQ(t.launch_us, k.launch_us);
+    const int64_t kt = (c.p.k + c.cfg.block_k - 1) / c.cfg.block_k;
+    EXPECT_EQ(t.k_steps, (kt + c.cfg.split_k - 1) / c.cfg.split_k);
+    EXPECT_EQ(t.programs_per_sm, (v.grid + h200().sm_count - 1) / h200().sm_count);
+    EXPECT_GE(t.round_programs, 1);
+    EXPECT_LE(t.round_programs, v.blocks_per_sm);
+    const double j = static_cast<double>(t.round_programs);
+    EXPECT_GE(t.busiest_us, std::max({j * t.mma_us, j * t.narrow_us, j * t.load_us}) - 1e-12);
+    EXPECT_GE(t.iteration_us, std::max(t.busiest_us, t.round_trip_us) - 1e-12);
+    // The busiest SM runs its programs' K steps at least once over.
+    EXPECT_GE(t.sm_us, static_cast<double>(t.k_steps) * t.iteration_us * 0.999);
+    EXPECT_DOUBLE_EQ(t.dram_us, v.dram_bytes / (h200().dram_bandwidth_gbps * 1e3));
+    EXPECT_EQ(v.time_bound == TimeBound::dram, t.dram_us >= t.sm_us);
+    EXPECT_GT(t.epilogue_us, 0.0);
+  }
+  // The seed model predicts nothing, so it has no terms.
+  const Verdict seed = diagnose({4096, 4096, 4096}, h200(), {128, 256, 64, 4, 256, Instr::wgmma}, Model::seed).value();
+  EXPECT_EQ(seed.time_terms.sm_us, 0.0);
+}
+
 TEST(Predict, SpillFactor_MultipliesTheTime) {
   const TileConfig c{128, 256, 32, 3, 128, Instr::wgmma};
   const GemmProblem p{4096, 4096, 4096};
@@ -302,6 +351,20 @@ TEST(Predict, WorkedExampleOfTheDocs) {
   EXPECT_NEAR(v.predicted_us, 186.399, 0.001);
   EXPECT_EQ(v.time_bound, TimeBound::mma);
   EXPECT_DOUBLE_EQ(v.dram_bytes, 3.0 * 33554432.0);
+  // The table's terms, as --diagnose shows them (TimeTerms).
+  const TimeTerms& t = v.time_terms;
+  EXPECT_NEAR(t.mma_us, 0.672032, 1e-6);
+  EXPECT_NEAR(t.load_us, 0.548217, 1e-6);
+  EXPECT_NEAR(t.round_trip_us, 0.440852, 1e-6);
+  EXPECT_NEAR(t.busiest_us, 0.672032, 1e-6);
+  EXPECT_NEAR(t.iteration_us, 0.682219, 1e-6);
+  EXPECT_NEAR(t.epilogue_us, 1.035666, 1e-6);
+  EXPECT_NEAR(t.sm_us, 181.715126, 1e-4);  // 4 x path(1), each term rounded to 1e-6 in the table
+  EXPECT_NEAR(t.dram_us, 20.971520, 1e-6);
+  EXPECT_NEAR(t.launch_us, 3.477699, 1e-6);
+  EXPECT_EQ(t.k_steps, 64);
+  EXPECT_EQ(t.programs_per_sm, 4);
+  EXPECT_EQ(t.round_programs, 1);
 }
 
 }  // namespace
