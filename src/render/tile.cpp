@@ -60,8 +60,10 @@ void findings_json(std::string& s, const FindingList& list, const TileConfig& cf
 // has no tensor-core rate on the device (C3) is infinite, and JSON cannot hold it.
 bool has_time(const Verdict& v) { return v.predicted && std::isfinite(v.predicted_us); }
 
-// The calibrated model's additions; null under the seed model.
-void prediction_json(std::string& s, const Verdict& v) {
+// The calibrated model's additions; null under the seed model. `terms`:
+// what the time is made of too (a diagnosis; a sweep's many candidates
+// leave it out, a third of their bytes).
+void prediction_json(std::string& s, const Verdict& v, bool terms) {
   Out o(s);
   if (has_time(v))
     fmt::format_to(o, FMT_COMPILE(",\"predicted_us\":{},\"reduce_us\":{},\"time_bound\":\"{}\""), v.predicted_us,
@@ -89,6 +91,7 @@ void prediction_json(std::string& s, const Verdict& v) {
   else
     s += ",\"l2_requests\":null,\"l2_stage_bytes\":null,\"repeated_rows_a_bytes\":null,\"in_step_us\":null";
   // What the predicted time is made of (TimeTerms).
+  if (!terms) return;
   if (has_time(v)) {
     const TimeTerms& t = v.time_terms;
     fmt::format_to(o,
@@ -109,7 +112,8 @@ void problem_warnings_json(std::string& s, const TileReport& r) {
   findings_json(s, problem_findings(r.problem, r.instr), cfg);
 }
 
-void candidate_json(std::string& s, const Verdict& v, const ProblemAccess& acc, const SearchSpace* measured) {
+void candidate_json(std::string& s, const Verdict& v, const ProblemAccess& acc, const SearchSpace* measured,
+                    bool terms) {
   const TileConfig& c = v.config;
   Out o(s);
   fmt::format_to(o,
@@ -125,7 +129,7 @@ void candidate_json(std::string& s, const Verdict& v, const ProblemAccess& acc, 
   // The problem's, repeated per candidate: what each tile's loads and stores move.
   fmt::format_to(o, FMT_COMPILE(",\"vector_bytes_a\":{},\"vector_bytes_b\":{},\"aligned\":{}"), acc.a.vector_bytes,
                  acc.b.vector_bytes, acc.aligned);
-  prediction_json(s, v);
+  prediction_json(s, v, terms);
   s += ",\"in_measured_space\":";
   s += measured ? (in_space(*measured, c) ? "true" : "false") : "null";
   s += ",\"failures\":";
@@ -162,7 +166,7 @@ void report_json(std::string& s, const TileReport& r) {
   for (const Verdict& v : r.candidates) {
     if (!first) s += ',';
     first = false;
-    candidate_json(s, v, acc, r.measured_space ? &*r.measured_space : nullptr);
+    candidate_json(s, v, acc, r.measured_space ? &*r.measured_space : nullptr, r.diagnose);
   }
   s += "]}";
 }

@@ -197,3 +197,15 @@ def test_package_docstring_example_holds():
     import doctest
     result = doctest.testmod(tileplan)
     assert result.attempted == 3 and result.failed == 0
+
+
+def test_diagnose_time_terms_are_a_record():
+    """A diagnosis carries what its predicted time is made of, as a record of its own."""
+    c = tileplan.diagnose(4096, 4096, 4096, block_m=128, block_n=256, block_k=64, stages=4, threads=256)
+    t = c.time_terms
+    assert isinstance(t, tileplan.Record)
+    assert (t.k_steps, t.programs_per_sm, t.round_programs) == (64, 4, 1)
+    assert math.isclose(c.predicted_us, t.launch_us + math.hypot(t.sm_us, t.dram_us), rel_tol=1e-12)
+    assert t.iteration_us >= max(t.busiest_us, t.round_trip_us)
+    # A sweep's candidates leave the terms out.
+    assert not hasattr(tileplan.plan(4096, 4096, 4096, top_k=1)[0], "time_terms")
