@@ -493,8 +493,6 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
     out->reduce_us = reduce_us;
     out->in_step_us = kt * in_step_us;
     out->dram_bytes = gemm_dram;
-    out->sm_us = sm_us;
-    out->dram_us = dram_us;
     const int64_t j_round = full_rounds ? b : rest;
     TimeTerms& d = out->terms;
     d.programs_per_sm = per_sm;

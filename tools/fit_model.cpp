@@ -822,7 +822,7 @@ int show_shape(const Device& dev, const std::vector<Dataset>& sets, const std::s
         const Prediction p = predict(dev, m.problem, c.config, v.blocks_per_sm, v.spills, fam).value();
         fmt::print("{:<20} {:>9.4f} {:>6.3f} {:>9.4f} {:>6.3f} {:>8} {:>4} {:>5} {:>9.1f} {:>9.1f}\n", c.key,
                    order[r].first, order[r].first / best, p.time_us * 1e-3, p.time_us * 1e-3 / order[r].first,
-                   to_string(p.bound), v.blocks_per_sm, v.regs_per_thread, p.sm_us, p.dram_us);
+                   to_string(p.bound), v.blocks_per_sm, v.regs_per_thread, p.terms.sm_us, p.terms.dram_us);
       }
       return 0;
     }

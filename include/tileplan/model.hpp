@@ -120,9 +120,7 @@ struct Prediction {
   double in_step_us = 0;    // of a program's path, what its K steps in step with the others add (in_step_a_ns)
   TimeBound bound = TimeBound::none;
   double dram_bytes = 0;  // under the grouped tile order
-  double sm_us = 0;       // the busiest SM's time
-  double dram_us = 0;     // DRAM's time
-  TimeTerms terms;        // what the time is made of
+  TimeTerms terms;        // what the time is made of (the busiest SM's time, DRAM's, ...)
 };
 
 // A split factor the family can price: 1, or any with a split-K model.

@@ -237,7 +237,7 @@ TEST(Epilogue, NarrowStoresOfTheProgramsSharingAnSmQueue) {
     const Prediction more = detail::predict(h200(), problem, t, k, 8);
     // Four programs per SM: one block runs four rounds of one (4 d); two run
     // two rounds of two, each program's path waiting for both programs' stores (4 d).
-    EXPECT_NEAR(more.sm_us - base.sm_us, 4.0 * d, 1e-9) << blocks << " blocks/SM";
+    EXPECT_NEAR(more.terms.sm_us - base.terms.sm_us, 4.0 * d, 1e-9) << blocks << " blocks/SM";
     // Paired kernels do not queue: each path takes its own stores only, and
     // the round is the path while the SM's resources are not the bound.
     t.narrow_store_us -= d;
@@ -245,7 +245,7 @@ TEST(Epilogue, NarrowStoresOfTheProgramsSharingAnSmQueue) {
     const Prediction paired = detail::predict(h200(), problem, t, k, 8);
     t.narrow_store_us += d;
     const Prediction paired_more = detail::predict(h200(), problem, t, k, 8);
-    EXPECT_NEAR(paired_more.sm_us - paired.sm_us, (blocks == 1 ? 4.0 : 2.0) * d, 1e-9) << blocks << " blocks/SM";
+    EXPECT_NEAR(paired_more.terms.sm_us - paired.terms.sm_us, (blocks == 1 ? 4.0 : 2.0) * d, 1e-9) << blocks << " blocks/SM";
   }
 }
 

@@ -65,7 +65,7 @@ TEST(InStep, AddsItsEquationToTheProgramsPath) {
   EXPECT_NEAR(on.in_step_us, expected_us(p, cfg, 0.05, 1), 1e-12);
   // The SMs' time grows by it (the path binds at 48 programs); the kernel's
   // by at most that (DRAM's time overlaps the SMs').
-  EXPECT_NEAR(on.sm_us - off.sm_us, on.in_step_us, 1e-9);
+  EXPECT_NEAR(on.terms.sm_us - off.terms.sm_us, on.in_step_us, 1e-9);
   EXPECT_GT(on.time_us - off.time_us, 0.5 * on.in_step_us);
   EXPECT_LE(on.time_us - off.time_us, on.in_step_us + 1e-9);
   // Linear in the constant.
