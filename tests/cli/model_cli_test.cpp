@@ -109,8 +109,8 @@ TEST(ModelCli, Diagnose_ShowsTheTimeTerms) {
   EXPECT_NE(n.out.find(", narrow loads "), std::string::npos) << n.out;
   EXPECT_EQ(d.out.find(", narrow loads "), std::string::npos) << d.out;
   // A sweep's candidates leave the terms out (a diagnosis shows them).
-  for (const json& s : json::parse(run_cli("tile --format json --topk 3").out)["candidates"])
-    EXPECT_FALSE(s.contains("time_terms")) << s.dump();
+  const json sweep = json::parse(run_cli("tile --format json --topk 3").out);
+  for (const json& s : sweep["candidates"]) EXPECT_FALSE(s.contains("time_terms")) << s.dump();
   EXPECT_TRUE(json::parse(run_cli(cfg + " --format json --model seed").out)["candidates"][0]["time_terms"].is_null());
   EXPECT_EQ(run_cli(cfg + " --model seed").out.find("one K step"), std::string::npos);
 }
