@@ -190,7 +190,8 @@ Resource resource_of(Limiter l) {
 }
 
 // Blocks per SM as CUDA grants them (tileplan/occupancy.hpp).
-void hardware_occupancy(TileCheck& v, const TileConfig& cfg, const Device& dev) {
+void hardware_occupancy(TileCheck& v, const TileConfig& cfg, const Device& dev,
+                        std::optional<ThreadRegisterLimits>& limits) {
   // A block over the per-block thread or shared-memory limit (C3 or C1 has
   // failed) cannot be placed at all: leave its occupancy at zero.
   for (const Finding& f : v.failures)
@@ -198,7 +199,8 @@ void hardware_occupancy(TileCheck& v, const TileConfig& cfg, const Device& dev) 
   // In occupancy's domain: threads and registers at least 1, at most 2^16 and
   // 2^31; shared memory within the opt-in maximum (checked just above).
   const OccupancyInput in{cfg.threads, v.regs_per_thread, 0, v.smem_bytes, std::nullopt};
-  const Occupancy o = occupancy_unchecked(dev, in);
+  if (!limits) limits = thread_register_limits(dev, cfg.threads, v.regs_per_thread);
+  const Occupancy o = occupancy_unchecked(dev, in, *limits);
   v.blocks_by_regs = o.blocks_by_regs;
   v.blocks_by_smem = o.blocks_by_smem;
   v.blocks_by_threads = o.blocks_by_warps;
@@ -246,7 +248,7 @@ void reference_occupancy(TileCheck& v, const TileConfig& cfg, const Device& dev)
 
 void check_resources(const TileConfig& cfg, const Device& dev, const GemmProblem& p, const RegisterProfile& regs,
                      OccupancyRule rule, Depth depth, TileCheck& v, bool price_held_spills,
-                     std::optional<RegisterEstimate>* registers, const ProblemAccess* access) {
+                     StageFreeMemo* memo, const ProblemAccess* access) {
   static const TileCheck kFresh{};
   v = kFresh;
   v.config = cfg;
@@ -276,8 +278,9 @@ void check_resources(const TileConfig& cfg, const Device& dev, const GemmProblem
   if (depth == Depth::until_failure && !v.failures.empty()) return;
 
   // C2: the register estimate (the reference's rule or a family's profile).
-  std::optional<RegisterEstimate> local;
-  std::optional<RegisterEstimate>& known = registers ? *registers : local;
+  StageFreeMemo local;
+  StageFreeMemo& m = memo ? *memo : local;
+  std::optional<RegisterEstimate>& known = m.registers;
   if (!known) known = detail::estimate_registers(regs, dev, cfg, p);
   const RegisterEstimate& r = *known;
   v.accum_per_thread = ceil_div(cfg.block_m * cfg.block_n, cfg.threads);
@@ -297,7 +300,7 @@ void check_resources(const TileConfig& cfg, const Device& dev, const GemmProblem
   v.regs_per_block = v.regs_per_thread * cfg.threads;
 
   if (rule == OccupancyRule::hardware)
-    hardware_occupancy(v, cfg, dev);
+    hardware_occupancy(v, cfg, dev, m.limits);
   else
     reference_occupancy(v, cfg, dev);
 }

@@ -13,6 +13,7 @@
 #include "tileplan/gemm.hpp"
 #include "tileplan/model.hpp"
 #include "tileplan/registers.hpp"
+#include "occupancy_internal.hpp"
 
 namespace tileplan::detail {
 
@@ -29,13 +30,18 @@ enum class Depth { full, until_failure };
 //   `v` is overwritten (a caller's buffer: a sweep checks hundreds of tiles).
 //   price_held_spills: a spill by operand tiles held in registers is a C2
 //   warning (the time model prices it per register) instead of a failure.
-//   registers: where a sweep keeps a tile's register estimate across its
-//   stage counts (the estimate does not depend on them): empty, it is filled;
-//   filled, it is used. Null: estimated here.
+//   memo: where a sweep keeps what it learns of a tile that does not depend
+//   on its stage counts (its register estimate, and the occupancy limits its
+//   threads and registers fix): empty parts are filled, filled ones are used.
+//   Null: computed here.
 //   access: problem_access(p), where the caller has it (null: computed here).
+struct StageFreeMemo {
+  std::optional<RegisterEstimate> registers;
+  std::optional<ThreadRegisterLimits> limits;
+};
 void check_resources(const TileConfig& cfg, const Device& dev, const GemmProblem& p, const RegisterProfile& regs,
                      OccupancyRule rule, Depth depth, TileCheck& v, bool price_held_spills = false,
-                     std::optional<RegisterEstimate>* registers = nullptr, const ProblemAccess* access = nullptr);
+                     StageFreeMemo* memo = nullptr, const ProblemAccess* access = nullptr);
 // C4: grid, waves, last-wave fill and their warnings.
 void finish_parallelism(TileCheck& v, const GemmProblem& p, const Device& dev);
 // Stage buffers in shared memory: one per stage, but an mma tile keeps one

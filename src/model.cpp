@@ -347,18 +347,23 @@ inline const SmoothTable& smooth_table(double p) {
   return t;
 }
 
-}  // namespace
-
-double smooth_max(double a, double b, double p) {
+// smooth_max with its order's table already found (p > 0).
+inline double smooth_max_of(const SmoothTable& t, double a, double b) {
   const double hi = std::max(a, b), lo = std::min(a, b);
-  if (p <= 0 || !(hi > 0)) return hi;
-  const SmoothTable& t = smooth_table(p);
+  if (!(hi > 0)) return hi;
   const double r = lo / hi;
   const double x = (r > 0 ? std::min(r, 1.0) : 0.0) * kSmoothSteps;  // NaN reads as 0
   const int i = std::min(static_cast<int>(x), kSmoothSteps - 1);
   const double f = x - i;
   const auto at = [&](int j) { return t.g[static_cast<std::size_t>(j)]; };
   return hi * (at(i) + f * (at(i + 1) - at(i)));
+}
+
+}  // namespace
+
+double smooth_max(double a, double b, double p) {
+  if (p <= 0) return std::max(a, b);
+  return smooth_max_of(smooth_table(p), a, b);
 }
 
 GridTerms grid_terms(const Device& dev, const GemmProblem& p, int64_t block_m, int64_t block_n, const TimeConstants& k,
@@ -445,12 +450,13 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   const double in_step_us = k.in_step_a_ns * 1e-3 * resident / static_cast<double>(s) * t.a_row_copies;
   // A round of j programs on one SM: each one's critical path (start, first
   // load, main loop, epilogue), or the SM's resources busy with all j.
+  const SmoothTable* smooth = k.overlap_power > 0 ? &smooth_table(k.overlap_power) : nullptr;
   auto tile_us = [&](int64_t j) {
     const double jd = static_cast<double>(j);
     // The SM's busiest resource and the round trip overlap imperfectly when
     // close: a smooth maximum of order overlap_power joins them (0: plain).
     const double busiest = std::max({jd * mma_transpose_us, jd * t.narrow_us, issue_us, jd * load_us});
-    const double period = smooth_max(busiest, chain_us, k.overlap_power);
+    const double period = smooth ? smooth_max_of(*smooth, busiest, chain_us) : std::max(busiest, chain_us);
     // Narrow stores of C (and the epilogue's spill traffic) queue on the SM's
     // load/store path: a program's epilogue waits behind those of the other
     // j - 1 programs. Not where both operands go through registers: there the

@@ -170,19 +170,26 @@ std::string_view to_string(Limiter l) {
   return "?";
 }
 
-Occupancy occupancy_unchecked(const Device& dev, const OccupancyInput& in) {
+ThreadRegisterLimits thread_register_limits(const Device& dev, int64_t threads_per_block, int64_t regs_per_thread) {
+  ThreadRegisterLimits f;
+  f.warps_per_block = warps_per_block(dev, threads_per_block);
+  f.regs_per_warp = regs_per_warp(dev, regs_per_thread);
+  f.blocks_by_warps = threads_per_block > dev.max_threads_per_block ? 0 : dev.max_warps_per_sm / f.warps_per_block;
+  f.blocks_by_regs = regs_blocks(dev, f.warps_per_block, f.regs_per_warp, regs_per_thread);
+  return f;
+}
+
+Occupancy occupancy_unchecked(const Device& dev, const OccupancyInput& in, const ThreadRegisterLimits& fixed) {
   assert(check_args(dev, in).ok());
   Occupancy o;
   const int64_t smem_bytes = in.smem_static_bytes + in.smem_dynamic_bytes;
-  o.warps_per_block = warps_per_block(dev, in.threads_per_block);
-  o.regs_per_warp = regs_per_warp(dev, in.regs_per_thread);
+  o.warps_per_block = fixed.warps_per_block;
+  o.regs_per_warp = fixed.regs_per_warp;
   o.regs_per_block = o.regs_per_warp * o.warps_per_block;
   o.smem_per_block_bytes = smem_alloc_bytes(dev, smem_bytes);
 
-  // blocks_by_warps and blocks_by_regs, from the warps and registers per warp just computed.
-  o.blocks_by_warps =
-      in.threads_per_block > dev.max_threads_per_block ? 0 : dev.max_warps_per_sm / o.warps_per_block;
-  o.blocks_by_regs = regs_blocks(dev, o.warps_per_block, o.regs_per_warp, in.regs_per_thread);
+  o.blocks_by_warps = fixed.blocks_by_warps;
+  o.blocks_by_regs = fixed.blocks_by_regs;
   const SmemLimit smem = smem_limit(dev, smem_bytes, preferred_config_bytes(dev, in.carveout_percent));
   o.blocks_by_smem = smem.blocks;
   o.smem_config_bytes = smem.config_bytes;
@@ -198,6 +205,10 @@ Occupancy occupancy_unchecked(const Device& dev, const OccupancyInput& in) {
   o.active_warps = o.blocks_per_sm * o.warps_per_block;
   o.occupancy_percent = 100.0 * static_cast<double>(o.active_warps) / static_cast<double>(dev.max_warps_per_sm);
   return o;
+}
+
+Occupancy occupancy_unchecked(const Device& dev, const OccupancyInput& in) {
+  return occupancy_unchecked(dev, in, thread_register_limits(dev, in.threads_per_block, in.regs_per_thread));
 }
 
 Result<Occupancy> occupancy(const Device& dev, const OccupancyInput& in) {

@@ -45,16 +45,16 @@ OccupancyRule rule_for(Model model) {
 
 // `time`: the calibrated model's constants (a spill of held operand tiles is
 // priced when they say so); null for the seed model.
-// `registers`, `access`: check_resources' memo of the tile's register
-// estimate and the problem's access. Overwrites v's TileCheck part; the
+// `memo`, `access`: check_resources' memo of what the tile's stage counts
+// share, and the problem's access. Overwrites v's TileCheck part; the
 // rest of v (the calibrated model's numbers) is left as it is: a caller
 // passes a Verdict whose calibrated numbers were never set.
 void check(const TileConfig& cfg, const Device& dev, const GemmProblem& p, Model model, const RegisterProfile& regs,
            detail::Depth depth, Verdict& v, const TimeConstants* time,
-           std::optional<RegisterEstimate>* registers = nullptr, const ProblemAccess* access = nullptr) {
+           detail::StageFreeMemo* memo = nullptr, const ProblemAccess* access = nullptr) {
   assert(!v.predicted);
   detail::check_resources(cfg, dev, p, regs, rule_for(model), depth, v,
-                          model == Model::calibrated && time && detail::prices_held_spills(*time), registers, access);
+                          model == Model::calibrated && time && detail::prices_held_spills(*time), memo, access);
   if (model == Model::seed) {  // the reference has no notion of spilling
     v.spills = false;
     v.spilled_registers = 0;
@@ -142,6 +142,13 @@ Result<Planner> Planner::create(Device dev, Instr instr, SearchSpace space, Mode
 
 Result<Planner> Planner::create(Device dev, Instr instr, SearchSpace space, Model model, KernelFamily family,
                                 const GemmProblem& first) {
+  return create_shared(std::move(dev), instr, std::move(space), model,
+                       std::make_shared<const KernelFamily>(std::move(family)), first);
+}
+
+Result<Planner> Planner::create_shared(Device dev, Instr instr, SearchSpace space, Model model,
+                                       std::shared_ptr<const KernelFamily> family_ptr, const GemmProblem& first) {
+  const KernelFamily& family = *family_ptr;
   if (Status s = check_device(dev); !s.ok()) return s.error();
   if (Status s = check_model(model); !s.ok()) return s.error();
   TileConfig probe;
@@ -161,7 +168,7 @@ Result<Planner> Planner::create(Device dev, Instr instr, SearchSpace space, Mode
   pl.space_ = normalized(std::move(space));
   pl.space_size_ = *size;
   pl.model_ = model;
-  pl.family_ = std::move(family);
+  pl.family_ = std::move(family_ptr);
   pl.tables_ = std::make_shared<Tables>();
   // One class is built at once, so that the first plan() of a problem of
   // that class costs no more than the others.
@@ -210,10 +217,10 @@ const Planner::Table& Planner::table_for(const GemmProblem& p) const {
 
 Planner::Table Planner::build_table(const GemmProblem& p) const {
   Table t;
-  t.time = time_for(family_, p.dtype);
+  t.time = time_for(*family_, p.dtype);
   // The profile of each instruction a tile may resolve to.
-  const RegisterProfile regs_mma = registers_for(model_, family_, p.dtype, Instr::mma);
-  const RegisterProfile regs_other = registers_for(model_, family_, p.dtype, instr_ == Instr::automatic ? Instr::wgmma : instr_);
+  const RegisterProfile regs_mma = registers_for(model_, *family_, p.dtype, Instr::mma);
+  const RegisterProfile regs_other = registers_for(model_, *family_, p.dtype, instr_ == Instr::automatic ? Instr::wgmma : instr_);
   const int64_t thread_multiple = instr_shape(instr_).threads;  // automatic: mma's, each tile's below
   const SearchSpace& sp = space_;
   // Stages without effect: one configuration per tile, the fewest stages.
@@ -224,11 +231,12 @@ Planner::Table Planner::build_table(const GemmProblem& p) const {
   t.feasible.reserve(space_size_);
   if (model_ == Model::calibrated) t.costs.reserve(space_size_);
   const ProblemAccess acc = problem_access(p);
-  // A tile's registers and the costs that do not depend on its stages are
-  // the same at every stage count: kept per thread count while block_M,
-  // block_N and block_K stay (stages loop outside the threads).
+  // A tile's registers, the occupancy limits they and its threads fix, and
+  // the costs that do not depend on its stages are the same at every stage
+  // count: kept per thread count while block_M, block_N and block_K stay
+  // (stages loop outside the threads).
   struct Unstaged {
-    std::optional<RegisterEstimate> registers;
+    detail::StageFreeMemo memo;
     std::optional<TileCosts> costs;
   };
   std::vector<Unstaged> unstaged(sp.threads.size());
@@ -243,7 +251,7 @@ Planner::Table Planner::build_table(const GemmProblem& p) const {
             const TileConfig cfg{bm, bn, bk, st, th, resolve_instr(instr_, dev_.compute_capability, bm, th)};
             Unstaged& u = unstaged[ti];
             check(cfg, dev_, p, model_, cfg.instr == Instr::mma ? regs_mma : regs_other, detail::Depth::until_failure, v,
-                  &t.time, &u.registers, &acc);
+                  &t.time, &u.memo, &acc);
             if (!v.feasible()) continue;
             if (model_ == Model::calibrated) {
               if (!u.costs)
@@ -273,7 +281,7 @@ Result<std::size_t> Planner::plan_into(const GemmProblem& p, std::size_t topk, s
   // Split factors innermost: the key's index is tile * splits + split.
   const std::vector<int64_t>& splits = space_.split_k;
   const std::size_t n_splits = splits.size();
-  const SplitKConstants* split_model = family_.split_k ? &family_.split_k->constants : nullptr;
+  const SplitKConstants* split_model = family_->split_k ? &family_->split_k->constants : nullptr;
   // Tiles come in sweep order, block_M and block_N outermost: their grid's
   // terms are computed once for each block_M x block_N.
   detail::GridTerms grid;
@@ -281,7 +289,7 @@ Result<std::size_t> Planner::plan_into(const GemmProblem& p, std::size_t topk, s
     const Verdict& v = feasible_[i];
     if (v.config.block_k > p.k) continue;
     if (model_ == Model::calibrated && (grid.block_m != v.config.block_m || grid.block_n != v.config.block_n))
-      grid = detail::grid_terms(dev_, p, v.config.block_m, v.config.block_n, table.time, family_.group_m);
+      grid = detail::grid_terms(dev_, p, v.config.block_m, v.config.block_n, table.time, family_->group_m);
     const int64_t kt = detail::ceil_div(p.k, v.config.block_k);
     for (std::size_t si = 0; si < n_splits; ++si) {
       // A split beyond the K tiles fails C4: not a candidate.
@@ -303,7 +311,7 @@ Result<std::size_t> Planner::plan_into(const GemmProblem& p, std::size_t topk, s
     v.config.split_k = splits[keys[r].index % n_splits];
     detail::finish_parallelism(v, p, dev_);
     if (model_ == Model::calibrated)
-      finish_calibrated(v, p, dev_, costs_[i], table.time, family_);
+      finish_calibrated(v, p, dev_, costs_[i], table.time, *family_);
     else
       v.dram_bytes = detail::reference_traffic(p, v.config);
     out.push_back(v);
@@ -322,7 +330,9 @@ Result<std::vector<Verdict>> sweep(const GemmProblem& p, const Device& dev, Inst
                                    std::size_t topk, Model model, const KernelFamily& family) {
   // Only p's class: a problem of another class than the common one would
   // otherwise build two tables (measured: a bfloat16 sweep 25x slower).
-  Result<Planner> planner = Planner::create(dev, instr, space, model, family, p);
+  // The planner dies before this returns: a non-owning pointer to the family.
+  Result<Planner> planner =
+      Planner::create_shared(dev, instr, space, model, std::shared_ptr<const KernelFamily>(std::shared_ptr<void>{}, &family), p);
   if (!planner.ok()) return planner.error();
   return planner->plan(p, topk);
 }
