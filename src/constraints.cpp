@@ -255,10 +255,10 @@ void check_resources(const TileConfig& cfg, const Device& dev, const GemmProblem
 
   // C3: instruction shape.
   const InstrShape s = instr_shape(cfg.instr, p.dtype);
-  if (cfg.block_m % s.m) v.failures.push({FindingKind::block_m_multiple, cfg.block_m, s.m});
-  if (cfg.block_n % s.n) v.failures.push({FindingKind::block_n_multiple, cfg.block_n, s.n});
-  if (cfg.block_k % s.k) v.failures.push({FindingKind::block_k_multiple, cfg.block_k, s.k});
-  if (cfg.threads % s.threads) v.failures.push({FindingKind::threads_multiple, cfg.threads, s.threads});
+  if (!multiple_of(cfg.block_m, s.m)) v.failures.push({FindingKind::block_m_multiple, cfg.block_m, s.m});
+  if (!multiple_of(cfg.block_n, s.n)) v.failures.push({FindingKind::block_n_multiple, cfg.block_n, s.n});
+  if (!multiple_of(cfg.block_k, s.k)) v.failures.push({FindingKind::block_k_multiple, cfg.block_k, s.k});
+  if (!multiple_of(cfg.threads, s.threads)) v.failures.push({FindingKind::threads_multiple, cfg.threads, s.threads});
   if (cfg.threads > dev.max_threads_per_block)
     v.failures.push({FindingKind::threads_per_block, cfg.threads, dev.max_threads_per_block});
   if (const std::optional<Finding> f = type_unsupported(dev, p.dtype, cfg.instr)) v.failures.push(*f);

@@ -18,6 +18,9 @@
 namespace tileplan::detail {
 
 constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+// a % b == 0 for b > 0, without a division where b is a power of two (every
+// instruction shape: the sweep tests four per tile).
+constexpr bool multiple_of(int64_t a, int64_t b) { return (b & (b - 1)) == 0 ? (a & (b - 1)) == 0 : a % b == 0; }
 
 // Requires: the inputs pass check_register_profile, check_device, check_config, check_problem.
 RegisterEstimate estimate_registers(const RegisterProfile& prof, const Device& dev, const TileConfig& cfg,

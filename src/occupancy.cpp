@@ -13,7 +13,11 @@ namespace tileplan {
 namespace {
 
 constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-constexpr int64_t round_up(int64_t a, int64_t unit) { return ceil_div(a, unit) * unit; }
+// Allocation units are powers of two on every device so far: a mask then
+// instead of a division (a sweep rounds a few per tile). a >= 0, unit > 0.
+constexpr int64_t round_up(int64_t a, int64_t unit) {
+  return (unit & (unit - 1)) == 0 ? (a + unit - 1) & -unit : ceil_div(a, unit) * unit;
+}
 constexpr int64_t round_down(int64_t a, int64_t unit) { return a / unit * unit; }
 
 Error bad(std::string_view param, std::string message, ErrorKind kind = ErrorKind::invalid_argument) {
@@ -90,8 +94,8 @@ struct SmemLimit {
 
 // The preference holds as long as one block fits in it; otherwise the driver
 // configures the smallest step that holds one block.
-SmemLimit smem_limit(const Device& dev, int64_t smem_bytes, int64_t preferred_bytes) {
-  const int64_t alloc = smem_alloc_bytes(dev, smem_bytes);
+// `alloc`: smem_alloc_bytes of the block's shared memory.
+SmemLimit smem_limit(const Device& dev, int64_t alloc, int64_t preferred_bytes) {
   if (alloc > dev.smem_per_block_max_bytes + dev.smem_reserved_per_block_bytes) return {0, preferred_bytes};  // smem_fits_block
   int64_t config = preferred_bytes;
   if (config < alloc) {
@@ -190,7 +194,7 @@ Occupancy occupancy_unchecked(const Device& dev, const OccupancyInput& in, const
 
   o.blocks_by_warps = fixed.blocks_by_warps;
   o.blocks_by_regs = fixed.blocks_by_regs;
-  const SmemLimit smem = smem_limit(dev, smem_bytes, preferred_config_bytes(dev, in.carveout_percent));
+  const SmemLimit smem = smem_limit(dev, o.smem_per_block_bytes, preferred_config_bytes(dev, in.carveout_percent));
   o.blocks_by_smem = smem.blocks;
   o.smem_config_bytes = smem.config_bytes;
   o.blocks_by_blocks = dev.max_blocks_per_sm;

@@ -247,7 +247,7 @@ Planner::Table Planner::build_table(const GemmProblem& p) const {
         for (int64_t st : sp.stages)
           for (std::size_t ti = 0; ti < sp.threads.size(); ++ti) {
             const int64_t th = sp.threads[ti];
-            if (th % thread_multiple || (one_stage && st != sp.stages.front())) continue;
+            if (!detail::multiple_of(th, thread_multiple) || (one_stage && st != sp.stages.front())) continue;
             const TileConfig cfg{bm, bn, bk, st, th, resolve_instr(instr_, dev_.compute_capability, bm, th)};
             Unstaged& u = unstaged[ti];
             check(cfg, dev_, p, model_, cfg.instr == Instr::mma ? regs_mma : regs_other, detail::Depth::until_failure, v,
