@@ -18,8 +18,8 @@ Occupancy occupancy_unchecked(const Device& dev, const OccupancyInput& in);
 
 // occupancy_unchecked in two parts, for a caller that varies only the
 // shared memory of a block (the planner, over a tile's stage counts): what
-// the block's threads and registers fix, then the rest. The integer
-// divisions of the first part were a quarter of a sweep's time.
+// the block's threads and registers fix, then the rest (perf: occupancy,
+// its integer divisions mostly, was a quarter of a sweep's time).
 struct ThreadRegisterLimits {
   int64_t warps_per_block = 0;
   int64_t regs_per_warp = 0;
