@@ -241,6 +241,22 @@ std::optional<std::string> read_split(const std::string& path, Dataset& d) {
       list->push_back(*p);
     }
   }
+  // Cases whose rows a later measurement replaces: {"shapes": [...], "by": "DIR", "why": "..."}.
+  if (const auto it = j.find("superseded"); it != j.end()) {
+    const auto shapes = it->is_object() ? it->find("shapes") : it->end();
+    if (!it->is_object() || shapes == it->end() || !shapes->is_array())
+      return fmt::format("{}: 'superseded' must be an object whose 'shapes' is a list of \"MxNxK[:dtype:LL]\" strings",
+                         path);
+    for (const char* note : {"by", "why"})
+      if (const auto n = it->find(note); n != it->end() && !n->is_string())
+        return fmt::format("{}: 'superseded' field '{}' must be a string", path, note);
+    for (std::size_t i = 0; i < shapes->size(); ++i) {
+      const json& s = (*shapes)[i];
+      const std::optional<GemmProblem> p = s.is_string() ? parse_shape(s.get<std::string>()) : std::nullopt;
+      if (!p) return fmt::format("{}: 'superseded' item {} is not a case \"MxNxK[:dtype:LL]\"", path, i + 1);
+      d.superseded.push_back(*p);
+    }
+  }
   d.has_split = true;
   return std::nullopt;
 }
@@ -338,6 +354,11 @@ Result<Dataset> load_dataset(const std::string& dir) {
   if (auto e = read_configs(dir + "/configs.jsonl", out)) return fail(*e);
   if (auto e = read_timings(dir + "/timings.jsonl", out)) return fail(*e);
   if (auto e = read_split(dir + "/split.json", out)) return fail(*e);
+  // A superseded case's rows stay in the files as measured, but nothing scores or fits them.
+  std::erase_if(out.shapes, [&](const MeasuredShape& m) {
+    return std::any_of(out.superseded.begin(), out.superseded.end(),
+                       [&](const GemmProblem& q) { return case_key(q) == case_key(m.problem); });
+  });
   return out;
 }
 

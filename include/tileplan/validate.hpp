@@ -18,7 +18,11 @@
 //                  lines with "variant": "aux" (auxiliary kernels timed
 //                  alone) or "gemm_alone" (a split kernel's GEMM timed
 //                  without its reduction) are skipped
-//   split.json     optional: {"calibration": ["MxNxK[:dtype:LL]", ...], "held_out": [...]}
+//   split.json     optional: {"calibration": ["MxNxK[:dtype:LL]", ...], "held_out": [...],
+//                  "superseded": {"shapes": [...], "by": "DIR", "why": "..."}}; a
+//                  superseded case (its rows replaced by a later measurement,
+//                  "by") is dropped as the dataset is read: nothing scores or
+//                  fits it
 //
 // A case is a shape with an input type and layouts, named
 // "MxNxK" (float16, both row-major) or "MxNxK:dtype:LL" (L = r row, c col;
@@ -68,6 +72,7 @@ struct Dataset {
   std::vector<MeasuredShape> shapes;    // in order of first appearance
   bool has_split = false;
   std::vector<GemmProblem> calibration, held_out;  // from split.json
+  std::vector<GemmProblem> superseded;             // from split.json; not in `shapes`
 };
 
 // Limits on what a dataset may hold, checked as it is read.

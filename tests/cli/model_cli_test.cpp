@@ -178,7 +178,7 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
   for (const char* v :
        {"v5a", "v5b", "v6", "v7", "v8", "v9", "v10", "v12", "v14", "v16", "v17", "v18", "v19", "v21", "v22", "v23",
         "v24", "v25", "v26", "v28", "v29", "v30", "v31", "v32", "v33", "v34", "v35", "v36", "v37", "v38", "v40",
-        "v41", "v42", "v44", "m1b", "m23", "m24", "mfew", "mstep-fresh", "mstep-fresh2", "mfp8-fresh"})
+        "v41", "v42", "v44", "m1b", "m23", "m24", "mfew", "mfew-fp8-again", "mstep-fresh", "mstep-fresh2", "mfp8-fresh"})
     data += source_path(std::string("data/h200-triton-") + v) + " ";
   const CliResult r = run_cli("validate " + data + "--split heldout --class " + kGatedClasses +
                               " --max-top1-geomean 1.03 --max-top1-worst 1.10 --max-top5-geomean 1.01");
@@ -361,7 +361,7 @@ TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   for (const char* v :
        {"v5a", "v5b", "v6", "v7", "v8", "v9", "v10", "v12", "v14", "v16", "v17", "v18", "v19", "v21", "v22", "v23",
         "v24", "v25", "v26", "v28", "v29", "v30", "v31", "v32", "v33", "v34", "v35", "v36", "v37", "v38", "v40",
-        "v41", "v42", "v44", "m24", "m23", "mfew", "mstep-fresh", "mstep-fresh2", "mfp8-fresh"})
+        "v41", "v42", "v44", "m24", "m23", "mfew", "mfew-fp8-again", "mstep-fresh", "mstep-fresh2", "mfp8-fresh"})
     data += source_path(std::string("data/h200-triton-") + v) + " ";
   // 6 tf32 + 1 fp16 rc:MNK + 14 fp16 rr:MnK (3 of v24) + 4 bf16 rr:mnK (2 of
   // v24) + 5 fp8 rc:mNK + 4 fp8 rc:MnK +

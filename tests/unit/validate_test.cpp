@@ -173,6 +173,30 @@ TEST(LoadDataset, ReadsConfigsTimingsAndSplit) {
   EXPECT_EQ(split_of({d}, {1, 2, 3}), Split::unlabelled);
 }
 
+TEST(LoadDataset, SupersededCasesAreDroppedAsTheDatasetIsRead) {
+  // Two cases; the second's rows were replaced by a later measurement. It is
+  // gone from the shapes (so neither validate nor the fitter sees it) even
+  // where another list of the file still names it, and it is remembered.
+  TempDataset t("superseded");
+  t.write("configs.jsonl", kConfigs);
+  t.write("timings.jsonl", std::string(kTimings) + R"({"M": 32, "N": 8192, "K": 8192, "key": "64x64x32_s2_w4", "ms": 0.05}
+)");
+  t.write("split.json", R"({"held_out": ["4096x4096x4096", "32x8192x8192"],
+    "superseded": {"shapes": ["32x8192x8192"], "by": "elsewhere", "why": "a slowed run"}})");
+  Result<Dataset> loaded = load_dataset(t.path());
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  ASSERT_EQ(loaded->shapes.size(), 1u);
+  EXPECT_EQ(loaded->shapes[0].problem.m, 4096);
+  ASSERT_EQ(loaded->superseded.size(), 1u);
+  EXPECT_EQ(loaded->superseded[0].m, 32);
+  // Without the entry both cases are read.
+  t.write("split.json", R"({"held_out": ["4096x4096x4096", "32x8192x8192"]})");
+  Result<Dataset> both = load_dataset(t.path());
+  ASSERT_TRUE(both.ok()) << both.error().message;
+  EXPECT_EQ(both->shapes.size(), 2u);
+  EXPECT_TRUE(both->superseded.empty());
+}
+
 TEST(LoadDataset, SplitIsOptional) {
   TempDataset t("nosplit");
   t.write("configs.jsonl", kConfigs);
@@ -227,6 +251,10 @@ TEST(LoadDataset, ErrorsNameFileAndLine) {
        "split.json: 'held_out' item 2 is not a case"},
       {"split.json", "[]", "split.json: not a JSON object"},
       {"split.json", "{\"held_out\": [\"1x1x1:float7:rr\"]}", "split.json: 'held_out' item 1 is not a case"},
+      {"split.json", "{\"superseded\": [\"1x1x1\"]}", "split.json: 'superseded' must be an object whose 'shapes'"},
+      {"split.json", "{\"superseded\": {\"by\": \"v2\"}}", "split.json: 'superseded' must be an object whose 'shapes'"},
+      {"split.json", "{\"superseded\": {\"shapes\": [\"1x1\"]}}", "split.json: 'superseded' item 1 is not a case"},
+      {"split.json", "{\"superseded\": {\"shapes\": [], \"why\": 3}}", "split.json: 'superseded' field 'why' must be a string"},
       {"timings.jsonl", "{\"M\": 1, \"N\": 1, \"K\": 1, \"key\": \"64x64x32_s2_w4\", \"ms\": 1, \"dtype\": \"float7\"}\n",
        "timings.jsonl:1: field 'dtype' must be one of float16, bfloat16"},
       {"timings.jsonl", "{\"M\": 1, \"N\": 1, \"K\": 1, \"key\": \"64x64x32_s2_w4\", \"ms\": 1, \"dtype\": \"float32\"}\n",
