@@ -20,7 +20,10 @@ geometric mean and mean |log|, and the same over every pair.
         [--family-file data/families/triton.json] [--tileplan build/release/tileplan] DATASET...
 
 Default datasets: fp8's calibration sets (data/h200-triton-v5a, -v20, -v45,
--mfp8, -mstep). Only the cases split.json lists as calibration are read.
+-mfp8, -mstep). Only the cases split.json lists as calibration are read (all
+of a dataset without split.json: data/h200-triton, the first set). The value
+goes into the type's own time section of the family where it has one, else
+into the base constants (float16's, which a type without its own takes).
 """
 
 from __future__ import annotations
@@ -63,12 +66,14 @@ def cases(dataset: pathlib.Path, dtype: str):
     """(M, N, K, a_layout, b_layout) -> {config key: ms} of the type's calibration cases."""
     split_path = dataset / "split.json"
     timings = dataset / "timings.jsonl"
-    if not split_path.is_file() or not timings.is_file():
-        fail(f"{dataset}: not a dataset with split.json and timings.jsonl")
-    try:
-        calibration = set(json.loads(split_path.read_text()).get("calibration", []))
-    except (json.JSONDecodeError, AttributeError) as e:
-        fail(f"{split_path}: not a JSON object with a 'calibration' list ({e})")
+    if not timings.is_file():
+        fail(f"{dataset}: not a dataset directory with timings.jsonl")
+    calibration = None  # no split.json: every case is calibration (data/h200-triton, the first set)
+    if split_path.is_file():
+        try:
+            calibration = set(json.loads(split_path.read_text()).get("calibration", []))
+        except (json.JSONDecodeError, AttributeError) as e:
+            fail(f"{split_path}: not a JSON object with a 'calibration' list ({e})")
     out = collections.defaultdict(dict)
     for number, line in enumerate(timings.read_text().splitlines(), 1):
         if not line.strip():
@@ -84,7 +89,7 @@ def cases(dataset: pathlib.Path, dtype: str):
             continue
         la, lb = r.get("a_layout", "row"), r.get("b_layout", "row")
         name = f"{m}x{n}x{k}" + ("" if (dtype, la, lb) == ("float16", "row", "row") else f":{dtype}:{la[0]}{lb[0]}")
-        if name in calibration:
+        if calibration is None or name in calibration:
             out[(m, n, k, la, lb)][key] = float(r["ms"])
     return out
 
@@ -136,9 +141,12 @@ def main() -> None:
         fail(f"--tileplan {a.tileplan}: no such file (build the release preset first)")
     try:
         family = json.loads(pathlib.Path(a.family_file).read_text())
-        section = family["by_input_type"].setdefault(a.dtype, {}).setdefault("time", {})
+        # The type's own time section where it has one, else the base constants
+        # (which float16, and every type without an override, take).
+        own = family.get("by_input_type", {}).get(a.dtype, {}).get("time")
+        section = own if own is not None else family["time"]["constants"]
     except (OSError, json.JSONDecodeError, KeyError, AttributeError) as e:
-        fail(f"--family-file {a.family_file}: not a family file with by_input_type ({e})")
+        fail(f"--family-file {a.family_file}: not a family file with time constants ({e})")
     data = {}
     for d in a.datasets:
         path = pathlib.Path(d) if pathlib.Path(d).is_absolute() else ROOT / d
