@@ -172,7 +172,8 @@ constexpr const char* kGatedClasses =
     "bfloat16:rr:mnk,bfloat16:rr:Mnk,float16:rc:mnK,float16:rr:mnK,"
     "bfloat16:rr:MnK,float8_e4m3:rc:mnK,float16:rc:MnK,tfloat32:rr:MNK,"
     "float16:rc:MNK,bfloat16:rc:mnK,float16:rc:mNK,bfloat16:rc:mNK,"
-    "float16:rr:1NK,float16:rc:1NK,bfloat16:rr:1NK,bfloat16:rc:1NK,float8_e4m3:rc:1NK,float8_e4m3:rc:MnK";
+    "float16:rr:1NK,float16:rc:1NK,bfloat16:rr:1NK,bfloat16:rc:1NK,float8_e4m3:rc:1NK,float8_e4m3:rc:MnK,"
+    "float8_e4m3:rc:mNK";
 TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
   std::string data;
   for (const char* v :
@@ -326,7 +327,15 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
   // 588.3 against 588.9 us predicted) and fp16 with M, N and K unaligned
   // (333x5001x4001 1.113), now known misses below. 355 cases: 1.012 /
   // 1.099, best of top 5 1.002.
-  EXPECT_NE(r.out.find("shapes 355:"), std::string::npos) << r.out;
+  // Then mfew's two fp8 rows, superseded by their re-measurement
+  // (mfew-fp8-again: mfew's memory-bound kernels had run slowed), and fp8's
+  // own tail_sync (1.0: the lone program of a partial last round runs on its
+  // own; fitted on the two-block-against-one pairs of fp8's calibration cases
+  // with v45): fp8 with M alone unaligned joined (24 cases, 1.028 / 1.153 /
+  // 1.015 before both, 1.019 / 1.152 / 1.005 with the re-measurement, 1.012 /
+  // 1.071 / 1.005 with both; 333x14336x4096 1.152 -> 1.000). 379 cases:
+  // 1.011 / 1.099, best of top 5 1.002.
+  EXPECT_NE(r.out.find("shapes 379:"), std::string::npos) << r.out;
   for (const char* c : {"float16:rr:MNK\n", "bfloat16:rr:MNK\n", "float8_e4m3:rc:MNK\n", "float8_e5m2:rc:MNK\n", "float16:rr:MNk\n",
                         "float16:rc:MNk\n", "float16:rc:mnk\n", "float16:rr:Mnk\n", "bfloat16:rr:MNk\n",
                         "float8_e4m3:rc:MNk\n", "tfloat32:rr:mNK\n", "bfloat16:rr:mNK\n",
@@ -335,7 +344,7 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
                         "float16:rc:MnK\n", "tfloat32:rr:MNK\n", "float16:rc:MNK\n",
                         "bfloat16:rc:mnK\n", "float16:rr:1NK\n", "float16:rc:1NK\n", "bfloat16:rr:1NK\n",
                         "bfloat16:rc:1NK\n", "float8_e4m3:rc:1NK\n", "float8_e4m3:rc:MnK\n", "float16:rc:mNK\n",
-                        "bfloat16:rc:mNK\n"})
+                        "bfloat16:rc:mNK\n", "float8_e4m3:rc:mNK\n"})
     EXPECT_NE(r.out.find(c), std::string::npos) << c;
 }
 
@@ -346,16 +355,15 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
 // bf16 with B K-major and N unaligned and fp16 with M, N and K unaligned
 // (near ties that copy_bytes_per_cycle flipped); bf16 with B K-major, all aligned (4096x18944x3584 picks 4 stages of
 // 256x128x64 where 256x128x32 with 5 takes 9% less time: 1.101, 1.055 when
-// measured again); fp8 with M alone unaligned
-// (333x14336x4096: two blocks with a partial last round; the decode steps
-// of 2 to 12 tokens, 4x8192x8192 picks 64x256x128 where 64x64x64 wins). fp8
-// with N alone unaligned (C stored with narrow stores) left for the gate
-// with fp8's refit of launch_us and miss_latency_cycles.
+// measured again). fp8 with N alone unaligned (C stored with narrow stores)
+// left for the gate with fp8's refit of launch_us and miss_latency_cycles;
+// fp8 with M alone unaligned (333x14336x4096: two blocks with a partial
+// last round) with fp8's own tail_sync.
 // They must keep missing the committed thresholds (a fix moves them into the
 // gate above) and must not get worse than measured when the constants were
 // frozen.
 constexpr const char* kKnownMisses =
-    "bfloat16:rc:MNK,float16:rr:MnK,float8_e4m3:rc:mNK,float16:rr:mNK,bfloat16:rc:MnK,float16:rr:mnk";
+    "bfloat16:rc:MNK,float16:rr:MnK,float16:rr:mNK,bfloat16:rc:MnK,float16:rr:mnk";
 TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   std::string data;
   for (const char* v :
@@ -473,8 +481,12 @@ TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   // whose near ties flipped (bf16 rc:MnK 7 cases 1.034 / 1.108 / 1.001,
   // fp16 rr:mnk 29 cases 1.008 / 1.113 / 1.003): 142 cases, 1.016 / 1.153 /
   // 1.004 (the family before both terms 1.020 / 1.153 / 1.005).
+  // Then fp8 with M alone unaligned joined the gate above (mfew's two fp8
+  // rows superseded, fp8's own tail_sync): 118 cases, 1.013 / 1.117 / 1.002
+  // (by class at most 1.034 geomean, bf16 rc:MnK, and 1.005 best of top 5,
+  // fp16 rr:MnK).
   expect_known_miss(data + "--split heldout --class " + kKnownMisses,
-                    "--max-top1-geomean 1.04 --max-top1-worst 1.16 --max-top5-geomean 1.02", 142);
+                    "--max-top1-geomean 1.04 --max-top1-worst 1.12 --max-top5-geomean 1.02", 118);
 }
 
 // bf16 with A and B row-major and M and N unaligned (B through registers, C
