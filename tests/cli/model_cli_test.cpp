@@ -172,14 +172,13 @@ constexpr const char* kGatedClasses =
     "bfloat16:rr:mnk,bfloat16:rr:Mnk,float16:rc:mnK,float16:rr:mnK,"
     "bfloat16:rr:MnK,float8_e4m3:rc:mnK,float16:rc:MnK,tfloat32:rr:MNK,"
     "float16:rc:MNK,bfloat16:rc:mnK,float16:rc:mNK,bfloat16:rc:mNK,"
-    "float16:rr:1NK,float16:rc:1NK,bfloat16:rr:1NK,bfloat16:rc:1NK,float8_e4m3:rc:1NK,float8_e4m3:rc:MnK,"
-    "float8_e4m3:rc:mNK";
+    "float16:rr:1NK,float16:rc:1NK,bfloat16:rr:1NK,bfloat16:rc:1NK,float8_e4m3:rc:1NK,float8_e4m3:rc:MnK";
 TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
   std::string data;
   for (const char* v :
        {"v5a", "v5b", "v6", "v7", "v8", "v9", "v10", "v12", "v14", "v16", "v17", "v18", "v19", "v21", "v22", "v23",
         "v24", "v25", "v26", "v28", "v29", "v30", "v31", "v32", "v33", "v34", "v35", "v36", "v37", "v38", "v40",
-        "v41", "v42", "v44", "m1b", "m23", "m24", "mfew", "mfew-fp8-again", "mstep-fresh", "mstep-fresh2", "mfp8-fresh"})
+        "v41", "v42", "v44", "v46", "m1b", "m23", "m24", "mfew", "mfew-fp8-again", "mstep-fresh", "mstep-fresh2", "mfp8-fresh"})
     data += source_path(std::string("data/h200-triton-") + v) + " ";
   const CliResult r = run_cli("validate " + data + "--split heldout --class " + kGatedClasses +
                               " --max-top1-geomean 1.03 --max-top1-worst 1.10 --max-top5-geomean 1.01");
@@ -331,11 +330,12 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
   // (mfew-fp8-again: mfew's memory-bound kernels had run slowed), and fp8's
   // own tail_sync (1.0: the lone program of a partial last round runs on its
   // own; fitted on the two-block-against-one pairs of fp8's calibration cases
-  // with v45): fp8 with M alone unaligned joined (24 cases, 1.028 / 1.153 /
-  // 1.015 before both, 1.019 / 1.152 / 1.005 with the re-measurement, 1.012 /
-  // 1.071 / 1.005 with both; 333x14336x4096 1.152 -> 1.000). 379 cases:
-  // 1.011 / 1.099, best of top 5 1.002.
-  EXPECT_NE(r.out.find("shapes 379:"), std::string::npos) << r.out;
+  // with v45), then the fresh v46, measured after it was frozen (16 fp8
+  // cases, eleven whose pick it moves: 1.019 / 1.100 / 1.006; the family
+  // before 1.078 / 1.199 / 1.006): its five cases of gated classes came in
+  // (fp8 aligned 480x12288x4096 1.109 -> 1.002). 360 cases: 1.011 / 1.099,
+  // best of top 5 1.002 (the family before 1.012 / 1.109 / 1.002).
+  EXPECT_NE(r.out.find("shapes 360:"), std::string::npos) << r.out;
   for (const char* c : {"float16:rr:MNK\n", "bfloat16:rr:MNK\n", "float8_e4m3:rc:MNK\n", "float8_e5m2:rc:MNK\n", "float16:rr:MNk\n",
                         "float16:rc:MNk\n", "float16:rc:mnk\n", "float16:rr:Mnk\n", "bfloat16:rr:MNk\n",
                         "float8_e4m3:rc:MNk\n", "tfloat32:rr:mNK\n", "bfloat16:rr:mNK\n",
@@ -344,7 +344,7 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
                         "float16:rc:MnK\n", "tfloat32:rr:MNK\n", "float16:rc:MNK\n",
                         "bfloat16:rc:mnK\n", "float16:rr:1NK\n", "float16:rc:1NK\n", "bfloat16:rr:1NK\n",
                         "bfloat16:rc:1NK\n", "float8_e4m3:rc:1NK\n", "float8_e4m3:rc:MnK\n", "float16:rc:mNK\n",
-                        "bfloat16:rc:mNK\n", "float8_e4m3:rc:mNK\n"})
+                        "bfloat16:rc:mNK\n"})
     EXPECT_NE(r.out.find(c), std::string::npos) << c;
 }
 
@@ -355,21 +355,23 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
 // bf16 with B K-major and N unaligned and fp16 with M, N and K unaligned
 // (near ties that copy_bytes_per_cycle flipped); bf16 with B K-major, all aligned (4096x18944x3584 picks 4 stages of
 // 256x128x64 where 256x128x32 with 5 takes 9% less time: 1.101, 1.055 when
-// measured again). fp8 with N alone unaligned (C stored with narrow stores)
-// left for the gate with fp8's refit of launch_us and miss_latency_cycles;
-// fp8 with M alone unaligned (333x14336x4096: two blocks with a partial
-// last round) with fp8's own tail_sync.
+// measured again); fp8 with M alone unaligned (v46's 600x7168x7168, 1.1003:
+// 64x128x128 with 3 stages where 128x128x128 with 5 wins; its earlier worst,
+// 333x14336x4096, two blocks with a partial last round, 1.152, went to 1.000
+// with fp8's own tail_sync). fp8 with N alone unaligned (C stored with
+// narrow stores) left for the gate with fp8's refit of launch_us and
+// miss_latency_cycles.
 // They must keep missing the committed thresholds (a fix moves them into the
 // gate above) and must not get worse than measured when the constants were
 // frozen.
 constexpr const char* kKnownMisses =
-    "bfloat16:rc:MNK,float16:rr:MnK,float16:rr:mNK,bfloat16:rc:MnK,float16:rr:mnk";
+    "bfloat16:rc:MNK,float16:rr:MnK,float8_e4m3:rc:mNK,float16:rr:mNK,bfloat16:rc:MnK,float16:rr:mnk";
 TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   std::string data;
   for (const char* v :
        {"v5a", "v5b", "v6", "v7", "v8", "v9", "v10", "v12", "v14", "v16", "v17", "v18", "v19", "v21", "v22", "v23",
         "v24", "v25", "v26", "v28", "v29", "v30", "v31", "v32", "v33", "v34", "v35", "v36", "v37", "v38", "v40",
-        "v41", "v42", "v44", "m24", "m23", "mfew", "mfew-fp8-again", "mstep-fresh", "mstep-fresh2", "mfp8-fresh"})
+        "v41", "v42", "v44", "v46", "m24", "m23", "mfew", "mfew-fp8-again", "mstep-fresh", "mstep-fresh2", "mfp8-fresh"})
     data += source_path(std::string("data/h200-triton-") + v) + " ";
   // 6 tf32 + 1 fp16 rc:MNK + 14 fp16 rr:MnK (3 of v24) + 4 bf16 rr:mnK (2 of
   // v24) + 5 fp8 rc:mNK + 4 fp8 rc:MnK +
@@ -481,12 +483,15 @@ TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   // whose near ties flipped (bf16 rc:MnK 7 cases 1.034 / 1.108 / 1.001,
   // fp16 rr:mnk 29 cases 1.008 / 1.113 / 1.003): 142 cases, 1.016 / 1.153 /
   // 1.004 (the family before both terms 1.020 / 1.153 / 1.005).
-  // Then fp8 with M alone unaligned joined the gate above (mfew's two fp8
-  // rows superseded, fp8's own tail_sync): 118 cases, 1.013 / 1.117 / 1.002
-  // (by class at most 1.034 geomean, bf16 rc:MnK, and 1.005 best of top 5,
-  // fp16 rr:MnK).
+  // Then mfew's two fp8 rows, superseded by their re-measurement, fp8's own
+  // tail_sync and the fresh v46 (its eleven cases of fp8 with M alone
+  // unaligned): that class 35 cases, 1.016 / 1.100 / 1.006, a hair over the
+  // worst threshold on v46's 600x7168x7168 (1.1003; the family before 1.040 /
+  // 1.199 / 1.006). 153 cases: 1.014 / 1.117 / 1.003 (the family before
+  // 1.019 / 1.199 / 1.003; by class at most 1.034 geomean, bf16 rc:MnK, and
+  // 1.006 best of top 5, fp8 rc:mNK).
   expect_known_miss(data + "--split heldout --class " + kKnownMisses,
-                    "--max-top1-geomean 1.04 --max-top1-worst 1.12 --max-top5-geomean 1.02", 118);
+                    "--max-top1-geomean 1.04 --max-top1-worst 1.12 --max-top5-geomean 1.02", 153);
 }
 
 // bf16 with A and B row-major and M and N unaligned (B through registers, C
