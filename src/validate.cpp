@@ -250,6 +250,7 @@ std::optional<std::string> read_split(const std::string& path, Dataset& d) {
     for (const char* note : {"by", "why"})
       if (const auto n = it->find(note); n != it->end() && !n->is_string())
         return fmt::format("{}: 'superseded' field '{}' must be a string", path, note);
+    if (const auto by = it->find("by"); by != it->end()) d.superseded_by = by->get<std::string>();
     for (std::size_t i = 0; i < shapes->size(); ++i) {
       const json& s = (*shapes)[i];
       const std::optional<GemmProblem> p = s.is_string() ? parse_shape(s.get<std::string>()) : std::nullopt;

@@ -89,7 +89,11 @@ void run(const CLI::App& app, const ValidateFlags& fl) {
                          : fmt::format("--split {} --class {}: no shape of the given datasets is in that split and "
                                        "those classes", fl.split, fl.classes));
 
-  const render::ValidateReport rep{&result, fl.datasets, split, family->name, dev.name, t};
+  render::ValidateReport rep{&result, fl.datasets, split, family->name, dev.name, t, {}};
+  for (const Dataset& d : sets)
+    for (const GemmProblem& p : d.superseded)
+      if (only.empty() || std::find(only.begin(), only.end(), problem_class(p)) != only.end())
+        rep.superseded.push_back({d.dir, shape_name(p), d.superseded_by});
   emit(fl.format == "json" ? render::validate_json(rep) : render::validate_text(rep), fl.output);
   if (auto miss = render::threshold_miss(result, t)) throw CheckFailed(*miss);
 }

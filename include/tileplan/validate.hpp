@@ -73,6 +73,7 @@ struct Dataset {
   bool has_split = false;
   std::vector<GemmProblem> calibration, held_out;  // from split.json
   std::vector<GemmProblem> superseded;             // from split.json; not in `shapes`
+  std::string superseded_by;                       // split.json's superseded.by: what replaces them
 };
 
 // Limits on what a dataset may hold, checked as it is read.

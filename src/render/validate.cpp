@@ -120,6 +120,16 @@ std::string validate_text(const ValidateReport& rep) {
   s += '\n';
   summary_line(s, "calibrated", r.calibrated, r);
   summary_line(s, "seed", r.seed, r);
+  if (!rep.superseded.empty()) {
+    fmt::format_to(o, "superseded  {} case(s) not scored, their rows replaced by a later measurement (split.json):",
+                   rep.superseded.size());
+    for (std::size_t i = 0; i < rep.superseded.size(); ++i) {
+      const SupersededCase& c = rep.superseded[i];
+      fmt::format_to(o, "{} {} {}", i ? ";" : "", c.dataset, c.shape);
+      if (!c.by.empty()) fmt::format_to(o, " (by {})", c.by);
+    }
+    s += '\n';
+  }
   if (r.groups.size() > 1) {
     s += "\nby class (input type : layouts of A, B : M N K, upper case = a multiple of 16)\n";
     for (const GroupScore& g : r.groups) {
@@ -167,6 +177,17 @@ std::string validate_json(const ValidateReport& rep) {
   for (std::size_t i = 0; i < rep.datasets.size(); ++i) {
     if (i) s += ',';
     append_json_string(s, rep.datasets[i]);
+  }
+  s += "],\"superseded\":[";
+  for (std::size_t i = 0; i < rep.superseded.size(); ++i) {
+    const SupersededCase& c = rep.superseded[i];
+    s += i ? ",{\"dataset\":" : "{\"dataset\":";
+    append_json_string(s, c.dataset);
+    s += ",\"shape\":";
+    append_json_string(s, c.shape);
+    s += ",\"by\":";
+    append_json_string(s, c.by);
+    s += '}';
   }
   fmt::format_to(o, "],\"split\":\"{}\",\"device\":", split_name(rep.split));
   append_json_string(s, rep.device);

@@ -511,6 +511,33 @@ TEST(ModelCli, Validate_KnownMiss_Bf16RowMajorMAndNUnaligned_StaysBounded) {
                     "--max-top1-geomean 1.02 --max-top1-worst 1.06 --max-top5-geomean 1.015", 8);
 }
 
+// mfew's two fp8 rows were replaced by a later measurement: validate scores
+// neither, and says so in both formats (a class filter keeps only the
+// superseded cases of its classes).
+TEST(ModelCli, Validate_SupersededCasesAreNamedNotScored) {
+  const std::string mfew = source_path("data/h200-triton-mfew");
+  const CliResult text = run_cli("validate " + mfew);
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("validate  9 shape(s)"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("4x8192x8192:float8_e4m3:rc  "), std::string::npos) << text.out;  // no table row
+  EXPECT_NE(text.out.find("superseded  2 case(s) not scored"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("4x8192x8192:float8_e4m3:rc (by data/h200-triton-mfew-fp8-again)"), std::string::npos)
+      << text.out;
+  const CliResult js = run_cli("validate " + mfew + " --format json");
+  ASSERT_EQ(js.status, 0) << js.err;
+  const json j = json::parse(js.out);
+  ASSERT_EQ(j["superseded"].size(), 2u);
+  EXPECT_EQ(j["superseded"][1]["shape"], "6x4096x14336:float8_e4m3:rc");
+  EXPECT_EQ(j["superseded"][1]["by"], "data/h200-triton-mfew-fp8-again");
+  EXPECT_EQ(j["shapes"].size(), 9u);
+  const CliResult other = run_cli("validate " + mfew + " --class float16:rr:mNK --format json");
+  ASSERT_EQ(other.status, 0) << other.err;
+  EXPECT_TRUE(json::parse(other.out)["superseded"].empty());
+  // A dataset without the entry lists none.
+  EXPECT_TRUE(json::parse(run_cli("validate " + source_path("data/h200-triton-v2") + " --format json").out)["superseded"]
+                  .empty());
+}
+
 TEST(ModelCli, Validate_MissedThresholdExitsOne) {
   const CliResult r = run_cli("validate " + source_path("data/h200-triton-v2") + " --split heldout --max-top1-worst 1.0");
   EXPECT_EQ(r.status, 1);

@@ -14,6 +14,12 @@ struct Thresholds {
   std::optional<double> top1_geomean, top1_worst, top5_geomean;
 };
 
+// A case a dataset's split.json lists as superseded: not scored, named so
+// that a reader sees what was left out.
+struct SupersededCase {
+  std::string dataset, shape, by;
+};
+
 struct ValidateReport {
   const ValidationReport* result = nullptr;
   std::vector<std::string> datasets;
@@ -21,6 +27,7 @@ struct ValidateReport {
   std::string family = "triton";
   std::string device;
   Thresholds thresholds;
+  std::vector<SupersededCase> superseded;
 };
 
 // The first threshold the calibrated model misses, in words; nothing when it meets them all.
