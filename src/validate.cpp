@@ -250,7 +250,14 @@ std::optional<std::string> read_split(const std::string& path, Dataset& d) {
     for (const char* note : {"by", "why"})
       if (const auto n = it->find(note); n != it->end() && !n->is_string())
         return fmt::format("{}: 'superseded' field '{}' must be a string", path, note);
-    if (const auto by = it->find("by"); by != it->end()) d.superseded_by = by->get<std::string>();
+    if (const auto by = it->find("by"); by != it->end()) {
+      // Printed in validate's text: one line, so no control characters, and bounded.
+      d.superseded_by = by->get<std::string>();
+      if (d.superseded_by.size() > 512 || std::any_of(d.superseded_by.begin(), d.superseded_by.end(),
+                                                      [](char c) { return static_cast<unsigned char>(c) < 0x20; }))
+        return fmt::format("{}: 'superseded' field 'by' must be at most 512 characters, none a control character",
+                           path);
+    }
     for (std::size_t i = 0; i < shapes->size(); ++i) {
       const json& s = (*shapes)[i];
       const std::optional<GemmProblem> p = s.is_string() ? parse_shape(s.get<std::string>()) : std::nullopt;
