@@ -189,6 +189,7 @@ TEST(LoadDataset, SupersededCasesAreDroppedAsTheDatasetIsRead) {
   EXPECT_EQ(loaded->shapes[0].problem.m, 4096);
   ASSERT_EQ(loaded->superseded.size(), 1u);
   EXPECT_EQ(loaded->superseded[0].m, 32);
+  EXPECT_EQ(loaded->superseded_by, "elsewhere");
   // Without the entry both cases are read.
   t.write("split.json", R"({"held_out": ["4096x4096x4096", "32x8192x8192"]})");
   Result<Dataset> both = load_dataset(t.path());
