@@ -59,6 +59,8 @@ def floats(text: str) -> list[float]:
         raise argparse.ArgumentTypeError(f"'{text}' is not a comma list of numbers")
     if not values or any(not (0 <= v <= 1) for v in values):
         raise argparse.ArgumentTypeError(f"'{text}': every value must be a share from 0 to 1")
+    if len(values) > 21:  # each value runs the model over every case: keep the grid bounded
+        raise argparse.ArgumentTypeError(f"{len(values)} values: at most 21 (a step of 0.05)")
     return values
 
 

@@ -53,6 +53,8 @@ def test_the_value_goes_into_the_types_own_section_or_the_base(tmp_path):
 @pytest.mark.parametrize("args,says", [
     (["--values", "x"], "--values"),
     (["--values", "1.5"], "--values"),
+    (["--values", ",".join(["0.5"] * 22)], "at most 21"),
+    (["--values", "nan"], "--values"),
     (["--dtype", "float7"], "no calibration case of float7"),
 ])
 def test_bad_flags_are_one_line_and_exit_2(args, says):
