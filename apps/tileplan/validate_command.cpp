@@ -70,14 +70,15 @@ void run(const CLI::App& app, const ValidateFlags& fl) {
       start = comma + 1;
     }
   }
+  // No --class: every class.
+  const auto selected = [&](const GemmProblem& p) {
+    return only.empty() || std::find(only.begin(), only.end(), problem_class(p)) != only.end();
+  };
   std::vector<Dataset> sets;
   for (const std::string& dir : fl.datasets) {
     Result<Dataset> d = load_dataset(dir);
     require(d.status());
-    if (!only.empty())
-      std::erase_if(d->shapes, [&](const MeasuredShape& m) {
-        return std::find(only.begin(), only.end(), problem_class(m.problem)) == only.end();
-      });
+    std::erase_if(d->shapes, [&](const MeasuredShape& m) { return !selected(m.problem); });
     sets.push_back(std::move(d).value());
   }
   Result<ValidationReport> validated = validate(dev, sets, split, *family);
@@ -92,8 +93,7 @@ void run(const CLI::App& app, const ValidateFlags& fl) {
   render::ValidateReport rep{&result, fl.datasets, split, family->name, dev.name, t, {}};
   for (const Dataset& d : sets)
     for (const GemmProblem& p : d.superseded)
-      if (only.empty() || std::find(only.begin(), only.end(), problem_class(p)) != only.end())
-        rep.superseded.push_back({d.dir, shape_name(p), d.superseded_by});
+      if (selected(p)) rep.superseded.push_back({d.dir, shape_name(p), d.superseded_by});
   emit(fl.format == "json" ? render::validate_json(rep) : render::validate_text(rep), fl.output);
   if (auto miss = render::threshold_miss(result, t)) throw CheckFailed(*miss);
 }
