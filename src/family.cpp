@@ -177,7 +177,7 @@ void read_constants(Reader& rd, const json& section, std::string_view section_na
                           info[i].name == "spill_access_cycles" || info[i].name == "spill_per_element" ||
                           info[i].name == "paired_b_mn_cycles" || info[i].name == "paired_b_mn_spill_free" ||
                           info[i].name == "tail_sync" || info[i].name == "per_narrow_c_accumulator" ||
-                          info[i].name == "per_narrow_c_row_accumulator" ||
+                          info[i].name == "per_narrow_c_row_accumulator" || info[i].name == "per_narrow_c_row" ||
                           info[i].name == "epilogue_spill_cycles" || info[i].name == "async_share" ||
                           info[i].name == "overlap_power" || info[i].name == "l1_miss_cycles" ||
                           info[i].name == "l2_request_bytes" || info[i].name == "one_row_a_extra" ||

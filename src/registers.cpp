@@ -85,9 +85,12 @@ RegisterEstimate estimate_registers(const RegisterProfile& prof, const Device& d
   const double demand = prof.base + prof.per_accumulator * static_cast<double>(r.accumulators) +
                         prof.per_a_vector * a_vectors + prof.per_b_vector * b_vectors +
                         prof.per_register_element * narrow_elems;
-  // Narrow stores of C: the epilogue holds an address per output element.
+  // Narrow stores of C: the epilogue holds the converted accumulators and an
+  // address per row of the tile it stores (docs/model.md §1).
+  const double store_rows = static_cast<double>(std::min(r.accumulators, cfg.block_m));
   const double epilogue = acc.c.vector_bytes < kMaxVectorBytes
-                              ? prof.per_narrow_c_accumulator * static_cast<double>(r.accumulators)
+                              ? prof.per_narrow_c_accumulator * static_cast<double>(r.accumulators) +
+                                    prof.per_narrow_c_row * store_rows
                               : 0.0;
   r.demand = std::max<int64_t>(std::llround(std::max(demand, epilogue)), 1);
   r.regs_per_thread = std::min(r.demand, dev.regs_per_thread_max);

@@ -6,8 +6,8 @@
 //   tileplan_fit --registers DATASET...   register profile, on every compiled configuration
 //   tileplan_fit --spill-rule DATASET...  the spill rule alone (spill_per_element, spill_reserve), on the
 //                                         compiled configurations' spill flags
-//   tileplan_fit --epilogue-rule DATASET... the epilogue rule alone (per_narrow_c_accumulator and
-//                                         per_narrow_c_row_accumulator), on the
+//   tileplan_fit --epilogue-rule DATASET... the epilogue rule alone (per_narrow_c_accumulator,
+//                                         per_narrow_c_row, per_narrow_c_row_accumulator), on the
 //                                         compiled configurations with narrow stores of C
 //   tileplan_fit --time DATASET...        run-time constants, on calibration shapes only
 //   common options: --family NAME | --family-file PATH  the family to start from (triton)
@@ -428,9 +428,10 @@ int fit_spill_rule(const Device& dev, const std::vector<Dataset>& sets, KernelFa
 }
 
 // The epilogue rule alone, over the compiled configurations of `type` whose
-// C is stored with narrow stores: per_narrow_c_accumulator on a grid (0 to 4
-// in steps of 0.05) for the most blocks/SM and spill flags equal to the
-// driver's and the compiler's, ties to the smallest mean |registers error|;
+// C is stored with narrow stores: per_narrow_c_accumulator (0 to 4) and
+// per_narrow_c_row (0 to 3) on a grid in steps of 0.05 for the most blocks/SM
+// and spill flags equal to the driver's and the compiler's, ties to the
+// smallest mean |registers error|;
 // then per_narrow_c_row_accumulator (0 to 2 in steps of 0.05, a spill count
 // only: it moves neither) for the smallest mean |log error| of the registers
 // spilled (RegisterFigures). The other constants stay the starting family's.
@@ -461,12 +462,14 @@ int fit_epilogue_rule(const Device& dev, const std::vector<Dataset>& sets, Kerne
   }
   RegisterProfile best = start;
   Score top = was;
-  for (int e = 0; e <= 80; ++e) {
-    RegisterProfile q = start;
-    q.per_narrow_c_accumulator = e / 20.0;
-    const Score s = score(q);
-    if (s.agree > top.agree || (s.agree == top.agree && s.abs_error < top.abs_error - 1e-9)) top = s, best = q;
-  }
+  for (int e = 0; e <= 80; ++e)
+    for (int row = 0; row <= 60; ++row) {
+      RegisterProfile q = start;
+      q.per_narrow_c_accumulator = e / 20.0;
+      q.per_narrow_c_row = row / 20.0;
+      const Score s = score(q);
+      if (s.agree > top.agree || (s.agree == top.agree && s.abs_error < top.abs_error - 1e-9)) top = s, best = q;
+    }
   const RegisterProfile allocation = best;
   for (int r = 0; r <= 40; ++r) {
     RegisterProfile q = allocation;
@@ -478,20 +481,20 @@ int fit_epilogue_rule(const Device& dev, const std::vector<Dataset>& sets, Kerne
   const double ns = static_cast<double>(std::max<std::size_t>(was.spilling, 1));
   const double nt = static_cast<double>(std::max<std::size_t>(top.spilling, 1));
   fmt::print("input type {}: {} compiled configurations with narrow stores of C; blocks/SM and spill flags equal {} "
-             "times with per_narrow_c_accumulator {:.2f} and per_narrow_c_row_accumulator {:.2f} (mean |error| {:.1f} "
-             "registers; registers spilled, mean |log error| {:.3f}); {} with {:.2f} and {:.2f} ({:.1f}; {:.3f}; the "
-             "grid's best)\n",
-             to_string(type), was.compiled, was.agree, start.per_narrow_c_accumulator,
+             "times with per_narrow_c_accumulator {:.2f}, per_narrow_c_row {:.2f} and per_narrow_c_row_accumulator "
+             "{:.2f} (mean |error| {:.1f} registers; registers spilled, mean |log error| {:.3f}); {} with {:.2f}, {:.2f} "
+             "and {:.2f} ({:.1f}; {:.3f}; the grid's best)\n",
+             to_string(type), was.compiled, was.agree, start.per_narrow_c_accumulator, start.per_narrow_c_row,
              start.per_narrow_c_row_accumulator, was.abs_error / n, was.spill_error / ns, top.agree,
-             best.per_narrow_c_accumulator, best.per_narrow_c_row_accumulator, top.abs_error / n,
-             top.spill_error / nt);
+             best.per_narrow_c_accumulator, best.per_narrow_c_row, best.per_narrow_c_row_accumulator,
+             top.abs_error / n, top.spill_error / nt);
   for (const RegisterProfile* p : {&start, static_cast<const RegisterProfile*>(&best)})
     for (const Dataset& d : sets) {
       const RegisterFigures f = register_figures(dev, *p, d, type, true);
       if (f.compiled == 0) continue;
-      fmt::print("  {:.2f}, {:.2f} on {}: blocks/SM equal {}/{}, spill flag equal {}/{}, mean |error| {:.1f}, "
+      fmt::print("  {:.2f}, {:.2f}, {:.2f} on {}: blocks/SM equal {}/{}, spill flag equal {}/{}, mean |error| {:.1f}, "
                  "registers spilled mean |log error| {:.3f} over {}\n",
-                 p->per_narrow_c_accumulator, p->per_narrow_c_row_accumulator, d.dir, f.blocks_equal, f.compiled,
+                 p->per_narrow_c_accumulator, p->per_narrow_c_row, p->per_narrow_c_row_accumulator, d.dir, f.blocks_equal, f.compiled,
                  f.spill_equal, f.compiled, f.mean_abs, f.spill_log_error, f.spilling);
     }
   const auto& info = register_constant_info();
@@ -499,23 +502,29 @@ int fit_epilogue_rule(const Device& dev, const std::vector<Dataset>& sets, Kerne
     return static_cast<std::size_t>(
         std::find_if(info.begin(), info.end(), [&](const ConstantInfo& c) { return c.name == name; }) - info.begin());
   };
-  const std::size_t k = index_of("per_narrow_c_accumulator"), kr = index_of("per_narrow_c_row_accumulator");
+  const std::size_t k = index_of("per_narrow_c_accumulator"), krow = index_of("per_narrow_c_row"),
+                    kr = index_of("per_narrow_c_row_accumulator");
+  constexpr const char* kAllocation =
+      "grid search (per_narrow_c_accumulator with per_narrow_c_row) for blocks/SM and spill flags with narrow "
+      "stores of C";
+  constexpr const char* kSpilled =
+      "grid search for the registers the compiler spills with narrow stores of C, the allocation held";
   if (type == DType::float16) {
     fam.regs.per_narrow_c_accumulator = best.per_narrow_c_accumulator;
+    fam.regs.per_narrow_c_row = best.per_narrow_c_row;
     fam.regs.per_narrow_c_row_accumulator = best.per_narrow_c_row_accumulator;
-    fam.regs_sources[k] = "grid search for blocks/SM and spill flags with narrow stores of C (registers.fitted_on: the "
-                          "epilogue rule)";
-    fam.regs_sources[kr] = "grid search for the registers the compiler spills with narrow stores of C, the "
-                           "allocation held (registers.fitted_on: the epilogue rule)";
+    fam.regs_sources[k] = fam.regs_sources[krow] =
+        fmt::format("{} (registers.fitted_on: the epilogue rule)", kAllocation);
+    fam.regs_sources[kr] = fmt::format("{} (registers.fitted_on: the epilogue rule)", kSpilled);
     return 0;
   }
   const auto it = overrides_of(fam, type);
   it->regs[k] = best.per_narrow_c_accumulator;
+  it->regs[krow] = best.per_narrow_c_row;
   it->regs[kr] = best.per_narrow_c_row_accumulator;
-  it->regs_sources[k] = "grid search for blocks/SM and spill flags with narrow stores of C (the type's fitted_on: its "
-                        "--epilogue-rule command)";
-  it->regs_sources[kr] = "grid search for the registers the compiler spills with narrow stores of C, the allocation "
-                         "held (the type's fitted_on: its --epilogue-rule command)";
+  it->regs_sources[k] = it->regs_sources[krow] =
+      fmt::format("{} (the type's fitted_on: its --epilogue-rule command)", kAllocation);
+  it->regs_sources[kr] = fmt::format("{} (the type's fitted_on: its --epilogue-rule command)", kSpilled);
   return 0;
 }
 
@@ -1032,8 +1041,10 @@ int main(int argc, char** argv) {
     fam.regs_fitted_on = with_rule(fam.regs_fitted_on, "; the spill rule (spill_per_element, spill_reserve): ",
                                    fmt::format("{} (compiled configurations' spill flags); `{}`", quoted_list(dirs), command));
   } else if (mode == "--epilogue-rule") {
-    fam.regs_fitted_on = with_rule(fam.regs_fitted_on, "; the epilogue rule (per_narrow_c_accumulator, per_narrow_c_row_accumulator): ",
-                                   fmt::format("{} (compiled configurations with narrow stores of C: blocks/SM and "
+    // Found by its prefix: the record of the rule before per_narrow_c_row is replaced too.
+    fam.regs_fitted_on = with_rule(fam.regs_fitted_on, "; the epilogue rule (",
+                                   fmt::format("per_narrow_c_accumulator, per_narrow_c_row, "
+                                               "per_narrow_c_row_accumulator): {} (compiled configurations with narrow stores of C: blocks/SM and "
                                                "spill flags, then the registers spilled); `{}`",
                                                quoted_list(dirs), command));
   } else if (mode == "--registers")

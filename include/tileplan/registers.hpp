@@ -19,7 +19,9 @@
 //   spilled      = that sum - regs_per_thread_max, when held_elems > 0 and it spills (else 0)
 // With narrow stores of C (N or ldc not a multiple of 16), the epilogue holds
 // an address per output element beside the accumulators:
-//   epilogue     = per_narrow_c_accumulator*accumulators
+//   epilogue     = per_narrow_c_accumulator*accumulators + per_narrow_c_row*min(accumulators, block_M)
+//                  (a warp stores 32 columns of one row, the warps side by side along N: a
+//                  thread visits every row of the tile when block_N >= threads)
 //   demand       = max(demand, epilogue)
 //   both operands through registers: spilled = max(spilled, epilogue - regs_per_thread_max)
 //                  (the compiler spills the epilogue's excess in the main loop too)
@@ -49,8 +51,9 @@ namespace tileplan {
   X(spill_reserve, "regs", "registers a thread needs beside its accumulators before it spills")              \
   X(per_register_element, "regs", "registers per element per thread of an operand tile loaded with narrow loads") \
   X(spill_per_element, "regs", "registers per held element per thread that count toward spilling (0: per_register_element)") \
-  X(per_narrow_c_accumulator, "regs", "registers per fp32 accumulator per thread in an epilogue that stores C with narrow stores (0: the main loop's demand only)") \
-  X(per_narrow_c_row_accumulator, "regs", "registers per fp32 accumulator that such an epilogue spills beyond its excess when M is not a multiple of 16 (C's row mask is not uniform over 16 rows); the spill count only, not the allocation")
+  X(per_narrow_c_accumulator, "regs", "registers per fp32 accumulator per thread in an epilogue that stores C with narrow stores, beside per_narrow_c_row per row (both 0: the main loop's demand only)") \
+  X(per_narrow_c_row_accumulator, "regs", "registers per fp32 accumulator that such an epilogue spills beyond its excess when M is not a multiple of 16 (C's row mask is not uniform over 16 rows); the spill count only, not the allocation") \
+  X(per_narrow_c_row, "regs", "registers per row of the tile that one thread's narrow stores of C visit, min(accumulators, block_M): an address each, beside per_narrow_c_accumulator (0: not priced)")
 
 struct RegisterProfile {
   bool accumulators_only = false;  // the reference rule: nothing but accumulators

@@ -134,26 +134,26 @@ TEST(FitCli, SpillRuleReproducesTheShippedRuleAndReportsTheFlagsOptimum) {
 }
 
 TEST(FitCli, EpilogueRuleReproducesTheShippedConstant) {
-  // per_narrow_c_accumulator: the grid's best for blocks/SM and spill flags
-  // over the fp16 configurations with narrow stores of C (v5b and v9: one or
-  // both operands through registers; v20: both with 16-byte vectors); then
-  // per_narrow_c_row_accumulator, the grid's best for the registers spilled.
+  // per_narrow_c_accumulator and per_narrow_c_row: the grid's best for
+  // blocks/SM and spill flags over the fp16 configurations with narrow stores
+  // of C (v5b and v9: one or both operands through registers; v20: both with
+  // 16-byte vectors); then per_narrow_c_row_accumulator, the grid's best for
+  // the registers spilled.
   const std::string data = source_path("data/h200-triton-v5b") + " " + source_path("data/h200-triton-v9") + " " +
                            source_path("data/h200-triton-v20");
   const std::string out = temp_path("epilogue");
   const CliResult r = run_program(TILEPLAN_FIT_EXE, "--epilogue-rule --device h200 " + data + " --output " + out);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("1186 compiled configurations with narrow stores of C; blocks/SM and spill flags equal "
-                       "2187 times with per_narrow_c_accumulator 2.40"),
+                       "2205 times with per_narrow_c_accumulator 0.00, per_narrow_c_row 2.40"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("2187 with 2.40 and 0.85 (7.5; 0.681;"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2205 with 0.00, 2.40 and 0.90 (6.9; 0.650;"), std::string::npos) << r.out;
   EXPECT_EQ(read_json(out)["registers"]["constants"], shipped()["registers"]["constants"]);
-  // Without the terms (absent reads as 0), the grids find them again: the
-  // row term leaves the agreements alone and takes the spill counts' mean
-  // |log error| from 0.706 to 0.681.
+  // Without the terms (absent reads as 0), the grids find them again.
   json start = shipped();
   start["registers"]["constants"].erase("per_narrow_c_accumulator");
+  start["registers"]["constants"].erase("per_narrow_c_row");
   start["registers"]["constants"].erase("per_narrow_c_row_accumulator");
   const std::string in = temp_path("no_epilogue");
   {
@@ -163,16 +163,41 @@ TEST(FitCli, EpilogueRuleReproducesTheShippedConstant) {
   const CliResult again =
       run_program(TILEPLAN_FIT_EXE, "--epilogue-rule --device h200 --family-file " + in + " " + data + " --output " + out);
   ASSERT_EQ(again.status, 0) << again.err;
-  EXPECT_NE(again.out.find("equal 2043 times with per_narrow_c_accumulator 0.00"), std::string::npos) << again.out;
-  EXPECT_NE(again.out.find("2187 with 2.40 and 0.85"), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find("equal 2043 times with per_narrow_c_accumulator 0.00, per_narrow_c_row 0.00"),
+            std::string::npos)
+      << again.out;
+  EXPECT_NE(again.out.find("2205 with 0.00, 2.40 and 0.90"), std::string::npos) << again.out;
   const json refound = read_json(out)["registers"]["constants"];
-  EXPECT_EQ(refound["per_narrow_c_row_accumulator"]["value"], 0.85);
+  EXPECT_EQ(refound["per_narrow_c_row"]["value"], 2.4);
+  EXPECT_EQ(refound["per_narrow_c_row_accumulator"]["value"], 0.9);
+  // The rule before the row term (2.40 per accumulator, 0.85), which the
+  // grid also spans, agrees 18 times less, all of them v20's spill flags.
+  json before = shipped();
+  before["registers"]["constants"]["per_narrow_c_accumulator"]["value"] = 2.4;
+  before["registers"]["constants"]["per_narrow_c_row"]["value"] = 0.0;
+  before["registers"]["constants"]["per_narrow_c_row_accumulator"]["value"] = 0.85;
+  {
+    std::ofstream f(in);
+    f << before.dump(2);
+  }
+  const CliResult old_rule =
+      run_program(TILEPLAN_FIT_EXE, "--epilogue-rule --device h200 --family-file " + in + " " + data);
+  ASSERT_EQ(old_rule.status, 0) << old_rule.err;
+  EXPECT_NE(old_rule.out.find("equal 2187 times with per_narrow_c_accumulator 2.40, per_narrow_c_row 0.00"),
+            std::string::npos)
+      << old_rule.out;
   // v20 alone, where the epilogue is the whole difference from the aligned
-  // kernel: the same constant, and every blocks/SM right.
+  // kernel: the same constants, and every blocks/SM and spill flag right.
+  json none = start;
+  {
+    std::ofstream f(in);
+    f << none.dump(2);
+  }
   const CliResult v20 = run_program(TILEPLAN_FIT_EXE, "--epilogue-rule --device h200 --family-file " + in + " " +
                                                           source_path("data/h200-triton-v20"));
   ASSERT_EQ(v20.status, 0) << v20.err;
-  EXPECT_NE(v20.out.find("2.40, 0.85 on " + source_path("data/h200-triton-v20") + ": blocks/SM equal 336/336"),
+  EXPECT_NE(v20.out.find("0.00, 2.40, 0.90 on " + source_path("data/h200-triton-v20") +
+                         ": blocks/SM equal 336/336, spill flag equal 336/336"),
             std::string::npos)
       << v20.out;
   std::remove(in.c_str());

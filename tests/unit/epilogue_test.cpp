@@ -1,6 +1,7 @@
 // Narrow stores of C (N or ldc not a multiple of 16): the epilogue holds an
-// address per output element beside the accumulators. Its register demand
-// (per_narrow_c_accumulator) raises the allocation and so lowers blocks/SM;
+// address per row of the tile a thread stores beside the accumulators. Its
+// register demand (per_narrow_c_accumulator per accumulator, per_narrow_c_row
+// per row) raises the allocation and so lowers blocks/SM;
 // beyond the limit it spills, in the main loop when both operands go through
 // registers, else once per tile (epilogue_spill_cycles).
 // docs/model.md §1 and §3 give the equations.
@@ -36,12 +37,63 @@ RegisterEstimate estimate(const RegisterProfile& prof, const TileConfig& cfg, co
 }
 
 TEST(Epilogue, ShippedProfileHasTheTerm) {
-  EXPECT_GT(registers_for(default_family(), DType::float16).per_narrow_c_accumulator, 0.0);
+  const RegisterProfile prof = registers_for(default_family(), DType::float16);
+  EXPECT_GT(prof.per_narrow_c_row, 0.0);
+  EXPECT_GE(prof.per_narrow_c_accumulator, 0.0);
+}
+
+// A warp stores 32 columns of one row and the warps sit side by side along N,
+// so a thread visits every row of the tile when block_N >= threads, and one
+// row per accumulator otherwise: min(accumulators, block_M) rows, an address
+// each (data/h200-profile-epilogue-store). The compiler: 64x256 with 4 warps
+// (128 accumulators on 64 rows) never spills in the epilogue, 128x128 with 4
+// warps (128 on 128 rows) spills 166-192 registers.
+TEST(Epilogue, AThreadHoldsAnAddressPerRowItStores) {
+  RegisterProfile prof = registers_for(default_family(), DType::float16);
+  prof.per_narrow_c_accumulator = 0.5;
+  prof.per_narrow_c_row = 2.0;
+  const TileConfig wide{64, 256, 64, 3, 128};    // 128 accumulators, 64 rows a thread
+  const TileConfig square{128, 128, 64, 3, 128}; // 128 accumulators, 128 rows
+  const TileConfig tall{256, 128, 64, 3, 256};   // 128 accumulators, 128 rows (block_N < threads)
+  const GemmProblem p = vector_operands(4001);
+  const RegisterEstimate w = estimate(prof, wide, p);
+  const RegisterEstimate s = estimate(prof, square, p);
+  const RegisterEstimate t = estimate(prof, tall, p);
+  ASSERT_EQ(w.accumulators, 128);
+  ASSERT_EQ(s.accumulators, 128);
+  // 0.5*128 + 2*64 = 192: under the limit, no spill; the main loop may ask more.
+  EXPECT_GE(w.demand, 192);
+  EXPECT_EQ(w.epilogue_spilled, 0.0);
+  // 0.5*128 + 2*128 = 320: 65 over, spilled once per tile.
+  EXPECT_DOUBLE_EQ(s.epilogue_spilled, 320.0 - 255.0);
+  EXPECT_DOUBLE_EQ(t.epilogue_spilled, 320.0 - 255.0);
+  // Without the row term the two 128-accumulator tiles are alike again.
+  prof.per_narrow_c_row = 0;
+  prof.per_narrow_c_accumulator = 2.5;
+  EXPECT_DOUBLE_EQ(estimate(prof, wide, p).epilogue_spilled, estimate(prof, square, p).epilogue_spilled);
+  // C stored with vectors: no epilogue demand, whatever the terms.
+  prof.per_narrow_c_row = 2.0;
+  EXPECT_EQ(estimate(prof, square, vector_operands(4096)).epilogue_spilled, 0.0);
+}
+
+// The shipped rule against the compiler on the tiles above (v20's fp16
+// nn.Linear layout with N = 32001: 64x256 with 4 warps 174-240 registers and
+// no spill; 128x128 with 4 warps 255 and a spill).
+TEST(Epilogue, ShippedRuleSeparatesTheWideWarpgroupFromTheSquareTile) {
+  const RegisterProfile prof = registers_for(default_family(), DType::float16);
+  GemmProblem p = vector_operands(32001);
+  const RegisterEstimate w = estimate(prof, TileConfig{64, 256, 64, 3, 128}, p);
+  const RegisterEstimate s = estimate(prof, TileConfig{128, 128, 64, 3, 128}, p);
+  EXPECT_EQ(w.epilogue_spilled, 0.0);
+  EXPECT_LT(w.regs_per_thread, 255);
+  EXPECT_GT(s.epilogue_spilled, 0.0);
+  EXPECT_EQ(s.regs_per_thread, 255);
 }
 
 TEST(Epilogue, NarrowStoresOfCRaiseTheDemandToTheEpiloguesWhenItIsLarger) {
   RegisterProfile prof = registers_for(default_family(), DType::float16);
   prof.per_narrow_c_accumulator = 2.5;
+  prof.per_narrow_c_row = 0;
   // 128x128x64 with 8 warps: 64 accumulators, an epilogue of 160 registers,
   // above the main loop's estimate for vector loads.
   const TileConfig cfg{128, 128, 64, 3, 256};
@@ -117,6 +169,7 @@ TEST(Epilogue, ALargerAllocationLowersBlocksPerSm) {
 TEST(Epilogue, BeyondTheLimitTheEpilogueSpillsOnItsOwnWhenOperandsUseVectors) {
   RegisterProfile prof = registers_for(default_family(), DType::float16);
   prof.per_narrow_c_accumulator = 2.5;
+  prof.per_narrow_c_row = 0;
   // 256x128 with 8 warps: 128 accumulators, an epilogue of 320 registers.
   const TileConfig cfg{256, 128, 64, 3, 256};
   const RegisterEstimate r = estimate(prof, cfg, vector_operands(4001));
@@ -130,6 +183,7 @@ TEST(Epilogue, BeyondTheLimitTheEpilogueSpillsOnItsOwnWhenOperandsUseVectors) {
 TEST(Epilogue, WithMUnalignedItSpillsARowTermMoreButAllocatesTheSame) {
   RegisterProfile prof = registers_for(default_family(), DType::float16);
   prof.per_narrow_c_accumulator = 2.5;
+  prof.per_narrow_c_row = 0;
   prof.per_narrow_c_row_accumulator = 0.85;
   const TileConfig wide{256, 128, 64, 3, 256};  // 128 accumulators: the epilogue spills
   GemmProblem m_unaligned = vector_operands(4001);
@@ -156,6 +210,7 @@ TEST(Epilogue, WithMUnalignedItSpillsARowTermMoreButAllocatesTheSame) {
 TEST(Epilogue, WithBothOperandsThroughRegistersTheExcessJoinsTheMainLoopsSpill) {
   RegisterProfile prof = registers_for(default_family(), DType::float16);
   prof.per_narrow_c_accumulator = 2.5;
+  prof.per_narrow_c_row = 0;
   prof.spill_per_element = 2.8;
   prof.spill_reserve = 0;
   // 256x128x32, 8 warps: 128 accumulators, 48 held elements: the main loop

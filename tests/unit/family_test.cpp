@@ -246,6 +246,13 @@ TEST(Family, EveryRule_IsAnErrorNamingTheKey) {
        "per_narrow_c_row_accumulator 2000000 must be a finite number of magnitude at most 1000000"},
       {"/registers/constants/per_narrow_c_row_accumulator/value", nullptr, false,
        "'registers.constants.per_narrow_c_row_accumulator.value' must be a number"},
+      // The epilogue's address per row: optional, in range when present.
+      {"/registers/constants/per_narrow_c_row/value", 2e6, false,
+       "per_narrow_c_row 2000000 must be a finite number of magnitude at most 1000000"},
+      {"/registers/constants/per_narrow_c_row/value", nullptr, false,
+       "'registers.constants.per_narrow_c_row.value' must be a number"},
+      {"/by_input_type/float8_e4m3/registers/per_narrow_c_row", json::object({{"value", -3e6}}), false,
+       "per_narrow_c_row -3000000 must be a finite number of magnitude at most 1000000 (for float8_e4m3)"},
       // by_instr: an instruction (not auto), an object of fitted_on and registers.
       {"/by_instr/auto", json::object({{"fitted_on", "x"}}), false,
        "'by_instr.auto' is not an instruction: one of mma, wgmma, simt"},
@@ -283,15 +290,17 @@ TEST(Family, EpilogueConstants_AreOptionalAndAbsentReadsZero) {
   // Family files written before the epilogue rule still load: no epilogue
   // term, no price of its spill.
   json j = json::parse(family_json(default_family()));
-  ASSERT_GT(default_family().regs.per_narrow_c_accumulator, 0.0);
+  ASSERT_GT(default_family().regs.per_narrow_c_row, 0.0);
   ASSERT_GT(default_family().time.epilogue_spill_cycles, 0.0);
   ASSERT_GT(default_family().regs.per_narrow_c_row_accumulator, 0.0);
   j["registers"]["constants"].erase("per_narrow_c_accumulator");
+  j["registers"]["constants"].erase("per_narrow_c_row");
   j["registers"]["constants"].erase("per_narrow_c_row_accumulator");
   j["time"]["constants"].erase("epilogue_spill_cycles");
   const Result<KernelFamily> f = parse_family(j.dump(), "older.json");
   ASSERT_TRUE(f.ok()) << f.error().message;
   EXPECT_EQ(f->regs.per_narrow_c_accumulator, 0.0);
+  EXPECT_EQ(f->regs.per_narrow_c_row, 0.0);
   EXPECT_EQ(f->regs.per_narrow_c_row_accumulator, 0.0);
   EXPECT_EQ(f->time.epilogue_spill_cycles, 0.0);
   EXPECT_EQ(f->regs.base, default_family().regs.base);

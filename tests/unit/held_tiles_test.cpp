@@ -37,6 +37,7 @@ TEST(HeldTiles, SpilledRegistersFollowTheRule) {
   prof.spill_per_element = 2.5;
   prof.spill_reserve = 10;
   prof.per_narrow_c_accumulator = 0;  // the held rule alone (tests/unit/epilogue_test.cpp: the epilogue's)
+  prof.per_narrow_c_row = 0;
   // 128x128x32 with 4 warps: 128 accumulators, (128*32 + 32*128)/128 = 64
   // held elements: 128 + 2.5*64 + 10 - 255 = 43 registers over.
   const TileConfig cfg{128, 128, 32, 3, 128};
@@ -66,6 +67,7 @@ TEST(HeldTiles, ZeroSpillPerElementFallsBackToPerRegisterElement) {
   prof.spill_reserve = 0;
   prof.spill_per_element = 0;
   prof.per_narrow_c_accumulator = 0;  // the held rule alone
+  prof.per_narrow_c_row = 0;
   prof.per_register_element = 2.0;
   Result<RegisterEstimate> a = estimate_registers(prof, h200(), TileConfig{128, 128, 32, 3, 128}, both_narrow());
   prof.spill_per_element = 2.0;
