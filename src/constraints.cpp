@@ -85,8 +85,8 @@ std::string message(const Finding& f, const TileConfig& cfg) {
                          f.value, f.limit);
     case FindingKind::epilogue_spill:
       return fmt::format("C2 about {} registers per thread spill in the epilogue beyond the limit of {}: narrow "
-                         "stores of C hold an address per element; the predicted time includes their local-memory "
-                         "traffic, once per tile",
+                         "stores of C hold an address per row they store; the predicted time includes their "
+                         "local-memory traffic, once per tile",
                          f.value, f.limit);
     case FindingKind::no_block_fits_smem:
       return fmt::format("C1 not one block fits on an SM: {} B of shared memory against {} B", f.value,

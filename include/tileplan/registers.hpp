@@ -18,7 +18,7 @@
 //                  (spill_per_element 0: per_register_element)
 //   spilled      = that sum - regs_per_thread_max, when held_elems > 0 and it spills (else 0)
 // With narrow stores of C (N or ldc not a multiple of 16), the epilogue holds
-// an address per output element beside the accumulators:
+// an address per row of the tile it stores beside the accumulators:
 //   epilogue     = per_narrow_c_accumulator*accumulators + per_narrow_c_row*min(accumulators, block_M)
 //                  (a warp stores 32 columns of one row, the warps side by side along N: a
 //                  thread visits every row of the tile when block_N >= threads)
@@ -98,7 +98,7 @@ struct RegisterEstimate {
   //   spilled = accumulators + spill_per_element*held_elems + spill_reserve - regs_per_thread_max
   double spilled_registers = 0;
   // Registers the epilogue needs beyond the limit (narrow stores of C hold
-  // an address per element); it spills once per tile, not per iteration.
+  // an address per row they store); it spills once per tile, not per iteration.
   double epilogue_spilled = 0;
   double held_elements = 0;  // held_elems: operand elements per thread held in registers
 };
