@@ -694,6 +694,19 @@ V46_HELD_OUT = [
     "1900x4096x4096:float8_e4m3:rc", "300x8192x8192:float8_e4m3:rc", "2100x14336x4096:float8_e4m3:rc",
     "2816x5120x5120:float8_e4m3:rc", "1150x9001x4096:float8_e4m3:rc",
 ]
+# Fresh cases for the epilogue's address per row (per_narrow_c_row, docs/model.md
+# §1), chosen after it was frozen: C stored narrow (N not a multiple of 16),
+# fourteen where it moves the first pick (64x256 with 4 warps, which the rule
+# before it had spilling in the epilogue; two A and B row-major near ties the
+# M term's 0.85 -> 0.90 moves) and three controls where it does not.
+V47_HELD_OUT = [
+    "200x5001x4096:float16:rc", "1000x1500x4096:float16:rc", "555x3000x8192:float16:rc", "777x5001x8192:float16:rc",
+    "777x1500x8192:bfloat16:rc", "333x3000x5120:bfloat16:rc", "555x13825x4096:bfloat16:rc",
+    "1000x1500x4096:float8_e4m3:rc", "200x5001x2048:float8_e4m3:rc", "1500x11001x1024:float8_e4m3:rc",
+    "555x28673x4096:float8_e4m3:rc", "777x50257x4096:float8_e4m3:rc",
+    "1000x9001x1024:float16:rr", "555x13825x1024:bfloat16:rr",
+    "2048x11001x4096:float16:rc", "4096x7001x4096:bfloat16:rc", "8192x9001x2048:float8_e4m3:rc",
+]
 CASE_SETS = {
     "m1a": (M1A_CALIBRATION, []),
     "mstep": (MSTEP_CALIBRATION, []),
@@ -747,6 +760,7 @@ CASE_SETS = {
     "v44": ([], V44_HELD_OUT),
     "v45": (V45_CALIBRATION, []),
     "v46": ([], V46_HELD_OUT),
+    "v47": ([], V47_HELD_OUT),
 }
 
 BLOCK_MS = (64, 128, 256)
