@@ -1,5 +1,6 @@
 #include "tileplan/render/family.hpp"
 
+#include <algorithm>
 #include <iterator>
 
 #include <fmt/format.h>
@@ -18,8 +19,11 @@ template <std::size_t N>
 void constants_text(std::string& s, const std::array<ConstantInfo, N>& info, const std::array<double, N>& values,
                     const std::array<std::string, N>& sources, const std::string& fallback) {
   auto o = std::back_inserter(s);
+  // One column for the names, as wide as the longest.
+  std::size_t width = 0;
+  for (const ConstantInfo& c : info) width = std::max(width, c.name.size());
   for (std::size_t i = 0; i < N; ++i)
-    fmt::format_to(o, "    {:<20} {:>14.9g} {:<8} {}\n", info[i].name, values[i], info[i].unit,
+    fmt::format_to(o, "    {:<{}} {:>14.9g} {:<8} {}\n", info[i].name, width, values[i], info[i].unit,
                    sources[i].empty() ? fallback : sources[i]);
 }
 
