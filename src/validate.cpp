@@ -447,6 +447,18 @@ ScoreSummary summarize(const std::vector<ShapeScore>& shapes, bool calibrated) {
   }
   out.top1_geomean = geomean(top1);
   out.top5_geomean = geomean(top5);
+  if (calibrated) {
+    std::vector<double> ratio;
+    for (const ShapeScore& s : shapes)
+      if (s.pick_predicted_ms > 0) ratio.push_back(s.pick_ms / s.pick_predicted_ms);
+    out.time_ratio_shapes = ratio.size();
+    if (!ratio.empty()) {
+      out.time_ratio_geomean = geomean(ratio);
+      const auto [lo, hi] = std::minmax_element(ratio.begin(), ratio.end());
+      out.time_ratio_min = *lo;
+      out.time_ratio_max = *hi;
+    }
+  }
   out.spearman_mean = shapes.empty() ? 0.0 : rho / static_cast<double>(shapes.size());
   return out;
 }
@@ -530,6 +542,8 @@ Result<ValidationReport> validate(const Device& dev, const std::vector<Dataset>&
       s.seed = *ref;
       s.calibrated_top1_key = d.configs[times[s.calibrated.top1].first].key;
       s.pick_ms = ms[s.calibrated.top1];
+      if (const Verdict& v = verdicts[s.calibrated.top1]; v.predicted && v.predicted_us > 0)
+        s.pick_predicted_ms = v.predicted_us * 1e-3;
       s.pick_split_k = configs[s.calibrated.top1].split_k;
       s.seed_top1_key = d.configs[times[s.seed.top1].first].key;
       report.shapes.push_back(std::move(s));

@@ -133,6 +133,8 @@ struct ShapeScore {
   // other than its split_k variant) are left out of the candidates.
   std::size_t unmodelled = 0;
   double pick_ms = 0;            // measured time of the calibrated model's first pick
+  // Its predicted time (ms), when the model predicted one (feasible); 0 otherwise.
+  double pick_predicted_ms = 0;
   int64_t pick_split_k = 1;      // its split factor
   std::optional<double> best_unsplit_ms;  // the best measured split_k 1 candidate
   bool has_splits = false;       // some candidate has split_k > 1
@@ -144,6 +146,11 @@ struct ScoreSummary {
   std::size_t shapes = 0;
   double top1_geomean = 1, top1_worst = 1, top5_geomean = 1, top5_worst = 1, spearman_mean = 0;
   std::size_t top1_worst_shape = 0;  // index into ValidationReport::shapes
+  // How far the calibrated model's predicted time is from the measured one:
+  // the first pick's measured / predicted time, over the shapes whose pick
+  // has a prediction (time_ratio_shapes of them; none for the seed model).
+  std::size_t time_ratio_shapes = 0;
+  double time_ratio_geomean = 1, time_ratio_min = 1, time_ratio_max = 1;
 };
 
 struct GroupScore {

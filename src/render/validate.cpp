@@ -40,6 +40,13 @@ void summary_line(std::string& s, std::string_view name, const ScoreSummary& x, 
                  x.spearman_mean);
 }
 
+// The calibrated pick's measured over predicted time (nothing when no pick was predicted).
+void time_line(std::string& s, std::string_view name, const ScoreSummary& x) {
+  if (!x.time_ratio_shapes) return;
+  fmt::format_to(Out(s), "{:<11} the pick's measured / predicted time: geomean {:.3f}, {:.3f} to {:.3f} over {} shape(s)\n",
+                 name, x.time_ratio_geomean, x.time_ratio_min, x.time_ratio_max, x.time_ratio_shapes);
+}
+
 void summary_json(std::string& s, const ScoreSummary& x, const ValidationReport& r,
                   const std::vector<std::size_t>* members = nullptr) {
   fmt::format_to(Out(s), "{{\"shapes\":{},\"top1_geomean\":", x.shapes);
@@ -54,6 +61,18 @@ void summary_json(std::string& s, const ScoreSummary& x, const ValidationReport&
   append_json_number(s, x.top5_worst);
   s += ",\"spearman_mean\":";
   append_json_number(s, x.spearman_mean);
+  s += ",\"time_ratio\":";
+  if (x.time_ratio_shapes) {
+    fmt::format_to(Out(s), "{{\"shapes\":{},\"geomean\":", x.time_ratio_shapes);
+    append_json_number(s, x.time_ratio_geomean);
+    s += ",\"min\":";
+    append_json_number(s, x.time_ratio_min);
+    s += ",\"max\":";
+    append_json_number(s, x.time_ratio_max);
+    s += '}';
+  } else {
+    s += "null";
+  }
   s += '}';
 }
 
@@ -105,7 +124,8 @@ std::string validate_text(const ValidateReport& rep) {
   Out o(s);
   fmt::format_to(o, "validate  {} shape(s), split {}, device {}, calibrated model family {}\n", r.shapes.size(),
                  split_name(rep.split), rep.device, rep.family);
-  s += "regret = measured time of the pick / best measured time; rho = Spearman(model's order, measured times)\n\n";
+  s += "regret = measured time of the pick / best measured time; rho = Spearman(model's order, measured times)\n";
+  s += "time = the calibrated pick's measured time / its predicted time (how far the model's microseconds are)\n\n";
   std::size_t width = 18;
   for (const ShapeScore& x : r.shapes) width = std::max(width, shape_name(x.problem).size());
   fmt::format_to(o, "{:<{}} {:<11} {:>9} {:>20} {:>8} | {:>20} {:>6} {:>6} {:>5} | {:>6} {:>6} {:>5}\n", "shape",
@@ -120,6 +140,7 @@ std::string validate_text(const ValidateReport& rep) {
   s += '\n';
   summary_line(s, "calibrated", r.calibrated, r);
   summary_line(s, "seed", r.seed, r);
+  time_line(s, "time", r.calibrated);
   if (!rep.superseded.empty()) {
     fmt::format_to(o, "superseded  {} case(s) not scored, their rows replaced by a later measurement (split.json):",
                    rep.superseded.size());
@@ -136,6 +157,7 @@ std::string validate_text(const ValidateReport& rep) {
       fmt::format_to(o, "{}\n", g.group);
       summary_line(s, "  calibrated", g.calibrated, r, &g.shapes);
       summary_line(s, "  seed", g.seed, r, &g.shapes);
+      time_line(s, "  time", g.calibrated);
     }
   }
   if (std::any_of(r.shapes.begin(), r.shapes.end(), [](const ShapeScore& x) { return x.has_splits; })) {
@@ -209,6 +231,8 @@ std::string validate_json(const ValidateReport& rep) {
     append_json_number(s, x.best_ms);
     fmt::format_to(o, ",\"unmodelled\":{},\"pick_ms\":", x.unmodelled);
     append_json_number(s, x.pick_ms);
+    s += ",\"pick_predicted_ms\":";
+    optional_json(s, x.pick_predicted_ms > 0 ? std::optional<double>(x.pick_predicted_ms) : std::nullopt);
     fmt::format_to(o, ",\"pick_split_k\":{},\"best_unsplit_ms\":", x.pick_split_k);
     optional_json(s, x.best_unsplit_ms);
     s += ",\"calibrated\":";

@@ -2,6 +2,7 @@
 // output, the user's own search space, --emit, and `tileplan validate`.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include <nlohmann/json.hpp>
@@ -154,7 +155,7 @@ TEST(ModelCli, Validate_HeldOutMeetsCommittedThresholds) {
   EXPECT_NE(r.out.find("thresholds"), std::string::npos);
   EXPECT_NE(r.out.find(": met"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("shapes 22:"), std::string::npos) << r.out;  // 12 + 10 held-out shapes
-  EXPECT_EQ(count_lines(r.out), 22 + 8) << r.out;                    // 22 shapes, headings, summaries
+  EXPECT_EQ(count_lines(r.out), 22 + 10) << r.out;  // 22 shapes, headings, summaries, the time ratio
 }
 
 // The CI gate for input types, layouts and divisibility classes: every
@@ -562,6 +563,31 @@ TEST(ModelCli, Validate_Json) {
   EXPECT_LT(j["summary"]["calibrated"]["top1_geomean"].get<double>(),
             j["summary"]["seed"]["top1_geomean"].get<double>());
   EXPECT_TRUE(j["pass"].get<bool>());
+  // The pick's measured over predicted time: per shape, and summarized for
+  // the calibrated model (the seed model predicts no time).
+  std::vector<double> ratios;
+  for (const json& s : j["shapes"]) {
+    ASSERT_TRUE(s["pick_predicted_ms"].is_number()) << s["shape"];
+    ratios.push_back(s["pick_ms"].get<double>() / s["pick_predicted_ms"].get<double>());
+  }
+  const json& t = j["summary"]["calibrated"]["time_ratio"];
+  ASSERT_TRUE(t.is_object()) << j["summary"];
+  EXPECT_EQ(t["shapes"], ratios.size());
+  EXPECT_DOUBLE_EQ(t["min"].get<double>(), *std::min_element(ratios.begin(), ratios.end()));
+  EXPECT_DOUBLE_EQ(t["max"].get<double>(), *std::max_element(ratios.begin(), ratios.end()));
+  // The aligned fp16 calibration shapes: within a few percent on average.
+  EXPECT_GT(t["geomean"].get<double>(), 0.9);
+  EXPECT_LT(t["geomean"].get<double>(), 1.1);
+  EXPECT_TRUE(j["summary"]["seed"]["time_ratio"].is_null());
+  for (const json& g : j["groups"]) EXPECT_TRUE(g["calibrated"]["time_ratio"].is_object()) << g["group"];
+}
+
+TEST(ModelCli, Validate_TextNamesThePicksTimeRatio) {
+  const CliResult r = run_cli("validate " + source_path("data/h200-triton-v6") + " --split heldout");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("time = the calibrated pick's measured time / its predicted time"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\ntime        the pick's measured / predicted time: geomean "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n  time      the pick's measured / predicted time: geomean "), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -344,6 +344,43 @@ TEST(Validate, ScoresBothModelsOnATinyDataset) {
   EXPECT_EQ(validate(dev, {d}, SplitFilter::calibration).value().shapes.size(), 1u);
 }
 
+// How far the model's microseconds are: the calibrated pick's measured time
+// over its predicted one, per shape and summarized (geomean, range); the seed
+// model predicts no time and has none.
+TEST(Validate, ThePicksMeasuredOverPredictedTime) {
+  TempDataset t("time_ratio");
+  t.write("configs.jsonl", kConfigs);
+  t.write("timings.jsonl", kTimings);
+  t.write("split.json", R"({"calibration": ["4096x4096x4096"]})");
+  Result<Dataset> loaded = load_dataset(t.path());
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  const Device dev = *find_device("h200");
+  const ValidationReport r = validate(dev, {*loaded}, SplitFilter::all).value();
+  ASSERT_EQ(r.shapes.size(), 1u);
+  const ShapeScore& s = r.shapes[0];
+  const GemmProblem p{.m = 4096, .n = 4096, .k = 4096};
+  const Result<Verdict> v =
+      diagnose(p, dev, TileConfig{128, 256, 64, 4, 256}, Model::calibrated, default_family());
+  ASSERT_TRUE(v.ok() && v->predicted);
+  EXPECT_DOUBLE_EQ(s.pick_predicted_ms, v->predicted_us * 1e-3);
+  EXPECT_EQ(r.calibrated.time_ratio_shapes, 1u);
+  EXPECT_DOUBLE_EQ(r.calibrated.time_ratio_geomean, s.pick_ms / s.pick_predicted_ms);
+  EXPECT_DOUBLE_EQ(r.calibrated.time_ratio_min, r.calibrated.time_ratio_max);
+  EXPECT_EQ(r.seed.time_ratio_shapes, 0u);
+
+  // Over several shapes: the geometric mean and the range of the ratios.
+  std::vector<ShapeScore> shapes(3, s);
+  shapes[0].pick_ms = 2.0, shapes[0].pick_predicted_ms = 1.0;
+  shapes[1].pick_ms = 1.0, shapes[1].pick_predicted_ms = 2.0;
+  shapes[2].pick_ms = 4.0, shapes[2].pick_predicted_ms = 0.0;  // no prediction: left out
+  const ScoreSummary x = summarize(shapes, true);
+  EXPECT_EQ(x.time_ratio_shapes, 2u);
+  EXPECT_NEAR(x.time_ratio_geomean, 1.0, 1e-12);
+  EXPECT_DOUBLE_EQ(x.time_ratio_min, 0.5);
+  EXPECT_DOUBLE_EQ(x.time_ratio_max, 2.0);
+  EXPECT_EQ(summarize(shapes, false).time_ratio_shapes, 0u);
+}
+
 TEST(Validate, CommittedHeldOutShapesAreNotCalibration) {
   Result<Dataset> loaded = load_dataset(std::string(TILEPLAN_SOURCE_DIR) + "/data/h200-triton-v2");
   ASSERT_TRUE(loaded.ok()) << loaded.error().message;
