@@ -44,6 +44,17 @@ const char* kTimings =
 {"M": 4096, "N": 4096, "K": 4096, "key": "128x128x64_s3_w4", "ms": 0.24}
 )";
 
+// The tiny dataset above, 4096^3 a calibration shape, read back.
+Dataset tiny_dataset(const std::string& name) {
+  TempDataset t(name);
+  t.write("configs.jsonl", kConfigs);
+  t.write("timings.jsonl", kTimings);
+  t.write("split.json", R"({"calibration": ["4096x4096x4096"]})");
+  Result<Dataset> loaded = load_dataset(t.path());
+  EXPECT_TRUE(loaded.ok()) << loaded.error().message;
+  return loaded.ok() ? *loaded : Dataset{};
+}
+
 TEST(Spearman, PerfectReversedAndTied) {
   EXPECT_DOUBLE_EQ(spearman({1, 2, 3, 4}, {10, 20, 30, 40}), 1.0);
   EXPECT_DOUBLE_EQ(spearman({1, 2, 3, 4}, {4, 3, 2, 1}), -1.0);
@@ -316,13 +327,7 @@ TEST(LoadDataset, SplitThatIsADirectory_IsAnError) {
 }
 
 TEST(Validate, ScoresBothModelsOnATinyDataset) {
-  TempDataset t("score");
-  t.write("configs.jsonl", kConfigs);
-  t.write("timings.jsonl", kTimings);
-  t.write("split.json", R"({"calibration": ["4096x4096x4096"]})");
-  Result<Dataset> loaded = load_dataset(t.path());
-  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
-  const Dataset& d = *loaded;
+  const Dataset d = tiny_dataset("score");
   const Device dev = *find_device("h200");
   const ValidationReport r = validate(dev, {d}, SplitFilter::all).value();
   ASSERT_EQ(r.shapes.size(), 1u);
@@ -348,14 +353,8 @@ TEST(Validate, ScoresBothModelsOnATinyDataset) {
 // over its predicted one, per shape and summarized (geomean, range); the seed
 // model predicts no time and has none.
 TEST(Validate, ThePicksMeasuredOverPredictedTime) {
-  TempDataset t("time_ratio");
-  t.write("configs.jsonl", kConfigs);
-  t.write("timings.jsonl", kTimings);
-  t.write("split.json", R"({"calibration": ["4096x4096x4096"]})");
-  Result<Dataset> loaded = load_dataset(t.path());
-  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
   const Device dev = *find_device("h200");
-  const ValidationReport r = validate(dev, {*loaded}, SplitFilter::all).value();
+  const ValidationReport r = validate(dev, {tiny_dataset("time_ratio")}, SplitFilter::all).value();
   ASSERT_EQ(r.shapes.size(), 1u);
   const ShapeScore& s = r.shapes[0];
   const GemmProblem p{.m = 4096, .n = 4096, .k = 4096};
