@@ -6,7 +6,8 @@ only by default) and prints one Markdown row per class (input type, layouts,
 which of M, N, K are multiples of 16) and one for all cases:
 
   calibrated top-1 regret (geomean / worst), best of its top 5 (geomean),
-  the seed model's top-1 regret, and a fixed default configuration's regret
+  the calibrated pick's measured over predicted time (geomean: how far the
+  microseconds the model prints are), the seed model's top-1 regret, and a fixed default configuration's regret
   (128x256x64, 4 stages, 8 warps, unless --default says otherwise; "refused"
   where the compiler refused it for that class).
 
@@ -70,20 +71,22 @@ def main():
     for s in report["shapes"]:
         groups.setdefault(s["group"], []).append(s)
 
-    print(f"| class | cases | calibrated top-1 (geomean / worst) | best of top 5 | seed top-1 | "
-          f"fixed {args.default} |")
-    print("|---|---|---|---|---|---|")
+    print(f"| class | cases | calibrated top-1 (geomean / worst) | best of top 5 | pick's time / predicted | "
+          f"seed top-1 | fixed {args.default} |")
+    print("|---|---|---|---|---|---|---|")
 
     def row(label, shapes):
         top1 = [s["calibrated"]["top1_regret"] for s in shapes]
         top5 = [s["calibrated"]["top5_regret"] for s in shapes]
         seed = [s["seed"]["top1_regret"] for s in shapes]
+        ratio = [s["pick_ms"] / s["pick_predicted_ms"] for s in shapes if s.get("pick_predicted_ms")]
+        ratio_text = f"{geomean(ratio):.2f}" if ratio else "-"
         fix = [fixed[(s["dataset"], s["shape"])] / s["best_ms"] for s in shapes
                if (s["dataset"], s["shape"]) in fixed]
         fix_text = (f"{geomean(fix):.3f} / {max(fix):.2f}" if len(fix) == len(shapes)
                     else "refused" if not fix else f"{geomean(fix):.3f} / {max(fix):.2f} ({len(fix)} of {len(shapes)})")
         print(f"| {label} | {len(shapes)} | {geomean(top1):.3f} / {max(top1):.3f} | {geomean(top5):.3f} | "
-              f"{geomean(seed):.2f} / {max(seed):.2f} | {fix_text} |")
+              f"{ratio_text} | {geomean(seed):.2f} / {max(seed):.2f} | {fix_text} |")
 
     for g, shapes in groups.items():
         row(f"`{g}`", shapes)
