@@ -47,28 +47,28 @@ void time_line(std::string& s, std::string_view name, const ScoreSummary& x) {
                  name, x.time_ratio_geomean, x.time_ratio_min, x.time_ratio_max, x.time_ratio_shapes);
 }
 
+// `,"name":value` (a JSON number).
+void number_field(std::string& s, std::string_view name, double value) {
+  fmt::format_to(Out(s), ",\"{}\":", name);
+  append_json_number(s, value);
+}
+
 void summary_json(std::string& s, const ScoreSummary& x, const ValidationReport& r,
                   const std::vector<std::size_t>* members = nullptr) {
-  fmt::format_to(Out(s), "{{\"shapes\":{},\"top1_geomean\":", x.shapes);
-  append_json_number(s, x.top1_geomean);
-  s += ",\"top1_worst\":";
-  append_json_number(s, x.top1_worst);
+  fmt::format_to(Out(s), "{{\"shapes\":{}", x.shapes);
+  number_field(s, "top1_geomean", x.top1_geomean);
+  number_field(s, "top1_worst", x.top1_worst);
   s += ",\"top1_worst_shape\":";
   append_json_string(s, worst_name(x, r, members));
-  s += ",\"top5_geomean\":";
-  append_json_number(s, x.top5_geomean);
-  s += ",\"top5_worst\":";
-  append_json_number(s, x.top5_worst);
-  s += ",\"spearman_mean\":";
-  append_json_number(s, x.spearman_mean);
+  number_field(s, "top5_geomean", x.top5_geomean);
+  number_field(s, "top5_worst", x.top5_worst);
+  number_field(s, "spearman_mean", x.spearman_mean);
   s += ",\"time_ratio\":";
   if (x.time_ratio_shapes) {
-    fmt::format_to(Out(s), "{{\"shapes\":{},\"geomean\":", x.time_ratio_shapes);
-    append_json_number(s, x.time_ratio_geomean);
-    s += ",\"min\":";
-    append_json_number(s, x.time_ratio_min);
-    s += ",\"max\":";
-    append_json_number(s, x.time_ratio_max);
+    fmt::format_to(Out(s), "{{\"shapes\":{}", x.time_ratio_shapes);
+    number_field(s, "geomean", x.time_ratio_geomean);
+    number_field(s, "min", x.time_ratio_min);
+    number_field(s, "max", x.time_ratio_max);
     s += '}';
   } else {
     s += "null";
@@ -79,12 +79,9 @@ void summary_json(std::string& s, const ScoreSummary& x, const ValidationReport&
 void score_json(std::string& s, const RankingScore& x, const std::string& key) {
   s += "{\"top1_key\":";
   append_json_string(s, key);
-  s += ",\"top1_regret\":";
-  append_json_number(s, x.top1_regret);
-  s += ",\"top5_regret\":";
-  append_json_number(s, x.top5_regret);
-  s += ",\"spearman\":";
-  append_json_number(s, x.spearman);
+  number_field(s, "top1_regret", x.top1_regret);
+  number_field(s, "top5_regret", x.top5_regret);
+  number_field(s, "spearman", x.spearman);
   s += '}';
 }
 
