@@ -456,4 +456,81 @@ std::vector<std::size_t> distinct_tiles_first(const GemmProblem& p, Model model,
   return out;
 }
 
+GemmProblem padded_problem(const GemmProblem& p, unsigned parts) {
+  // Rounded up without overflow: every dimension and leading dimension is at
+  // most kMaxDim (check_problem), far below INT64_MAX - 16.
+  const auto up = [](int64_t v) { return detail::ceil_div(v, kDivisibility) * kDivisibility; };
+  GemmProblem q = p;
+  if ((parts & pad_m) != 0u) q.m = up(p.m);
+  if ((parts & pad_n) != 0u) q.n = up(p.n);
+  if ((parts & pad_k) != 0u) q.k = up(p.k);
+  // An explicit leading dimension stays at least the (padded) extent it
+  // strides past; packed (0) follows the extent.
+  const auto leading = [&](int64_t ld, int64_t extent) -> int64_t {
+    if (ld == 0) return 0;
+    const int64_t v = std::max(ld, extent);
+    return (parts & pad_leading) != 0u ? up(v) : v;
+  };
+  q.lda = leading(p.lda, q.a_layout == Layout::row ? q.k : q.m);
+  q.ldb = leading(p.ldb, q.b_layout == Layout::row ? q.n : q.k);
+  q.ldc = leading(p.ldc, q.n);
+  return q;
+}
+
+namespace {
+
+// What padding can change: how each operand moves (its vectors) and
+// whether A's rows repeat in its tile.
+bool same_access(const ProblemAccess& a, const ProblemAccess& b) {
+  return a.a.vector_bytes == b.a.vector_bytes && a.b.vector_bytes == b.b.vector_bytes &&
+         a.c.vector_bytes == b.c.vector_bytes && a.a.repeated_rows == b.a.repeated_rows &&
+         a.b.through_registers == b.b.through_registers;
+}
+
+}  // namespace
+
+Result<std::optional<PaddingAdvice>> padding_advice(const Planner& planner, const GemmProblem& p) {
+  if (Status s = check_problem(p); !s.ok()) return s.error();
+  if (planner.model() != Model::calibrated) return std::optional<PaddingAdvice>{};
+  const ProblemAccess given = problem_access(p);
+  unsigned relevant = 0;
+  for (unsigned part : {pad_m, pad_n, pad_k, pad_leading}) {
+    const GemmProblem q = padded_problem(p, part);
+    if (check_problem(q).ok() && !same_access(problem_access(q), given)) relevant |= part;
+  }
+  if (relevant == 0) return std::optional<PaddingAdvice>{};
+  std::vector<unsigned> choices;
+  for (unsigned part : {pad_m, pad_n, pad_k, pad_leading})
+    if ((relevant & part) != 0u) choices.push_back(part);
+  if (choices.size() > 1) choices.push_back(relevant);
+
+  std::vector<Verdict> picks;
+  Result<std::size_t> n = planner.plan_into(p, 1, picks);
+  if (!n.ok()) return n.error();
+  if (picks.empty()) return std::optional<PaddingAdvice>{};
+  PaddingAdvice advice;
+  advice.unpadded = picks.front();
+  const double work = static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k);
+  for (unsigned parts : choices) {
+    PaddingOption o;
+    o.parts = parts;
+    o.padded = padded_problem(p, parts);
+    if (!check_problem(o.padded).ok()) continue;
+    Result<std::size_t> found = planner.plan_into(o.padded, 1, picks);
+    if (!found.ok() || picks.empty()) continue;
+    o.best = picks.front();
+    o.extra_work = static_cast<double>(o.padded.m) * static_cast<double>(o.padded.n) *
+                       static_cast<double>(o.padded.k) / work -
+                   1.0;
+    advice.options.push_back(std::move(o));
+  }
+  if (advice.options.empty()) return std::optional<PaddingAdvice>{};
+  // Fastest first; of equal times, the option that pads less (choices are
+  // single parts first, so a stable sort keeps them ahead of the union).
+  std::stable_sort(advice.options.begin(), advice.options.end(), [](const PaddingOption& a, const PaddingOption& b) {
+    return a.best.predicted_us < b.best.predicted_us;
+  });
+  return std::optional<PaddingAdvice>{std::move(advice)};
+}
+
 }  // namespace tileplan

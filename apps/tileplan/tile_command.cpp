@@ -319,6 +319,9 @@ void run(const CLI::App& app, TileFlags fl) {
         Result<std::size_t> n = planner->plan_into(p, topk, all);
         require(n.status(), kProblemFlags);
         report.feasible_count = *n;
+        Result<std::optional<PaddingAdvice>> padding = padding_advice(*planner, p);
+        require(padding.status(), kProblemFlags);
+        report.padding = std::move(*padding);
         report.candidates.swap(all);
         line.clear();
         render::append_tile_json_line(report, line);
@@ -335,6 +338,9 @@ void run(const CLI::App& app, TileFlags fl) {
     Result<std::size_t> n = planner->plan_into(fl.problem, topk, report.candidates);
     require(n.status(), kProblemFlags);
     report.feasible_count = *n;
+    Result<std::optional<PaddingAdvice>> padding = padding_advice(*planner, fl.problem);
+    require(padding.status(), kProblemFlags);
+    report.padding = std::move(*padding);
   }
   if (emit_as)
     emit(render::emit(report, *emit_as), fl.output);

@@ -216,4 +216,39 @@ struct SplitAdvice {
 Result<std::optional<SplitAdvice>> split_advice(const GemmProblem& p, const Device& dev, const TileConfig& cfg,
                                                 const KernelFamily& family = default_family());
 
+// Padding a problem whose dimensions or leading dimensions are not multiples
+// of 16 (Triton's divisibility): such an operand loses its 16-byte vectors
+// and with them the asynchronous copy (problem_access), which costs far more
+// than the few rows or columns rounding it up adds. A padded problem rounds
+// some of M, N and K up to a multiple of 16 (zeros in the added rows and
+// columns of A and B, the added rows or columns of C dropped: the product is
+// the same) and, with PadPart::leading, every explicit leading dimension; a
+// leading dimension is never below the extent it strides past.
+enum PadPart : unsigned { pad_m = 1u, pad_n = 2u, pad_k = 4u, pad_leading = 8u };
+// p with `parts` rounded up (precondition: check_problem(p).ok()); the result
+// may fail check_problem (a dimension near the largest).
+GemmProblem padded_problem(const GemmProblem& p, unsigned parts);
+struct PaddingOption {
+  unsigned parts = 0;       // PadPart bits
+  GemmProblem padded;       // padded_problem(p, parts)
+  double extra_work = 0;    // M'·N'·K' / (M·N·K) - 1
+  Verdict best;             // the padded problem's first pick (predicted_us)
+};
+struct PaddingAdvice {
+  Verdict unpadded;                    // the problem's own first pick
+  std::vector<PaddingOption> options;  // fastest first (ties: fewer parts first)
+};
+// The options: each part whose rounding alone changes what the kernel sees
+// (problem_access: an operand's vectors, or A of fewer than 16 rows), and
+// all of those parts together where there are two or more; each planned with
+// `planner`'s space. Nothing where no part changes anything, under the seed
+// model (it ranks by traffic, not time), or where the problem or an option
+// has no candidate (an option whose padded problem fails check_problem is
+// left out).
+//   error: check_problem's, for p.
+Result<std::optional<PaddingAdvice>> padding_advice(const Planner& planner, const GemmProblem& p);
+// The predicted speedup from which the renderers say padding pays (and below
+// whose inverse, that it costs): closer than 5% the model cannot tell.
+inline constexpr double kPaddingPays = 1.05;
+
 }  // namespace tileplan

@@ -145,6 +145,7 @@ py::object plan(py::dict kwargs) {
     report.split_space = space_splits(planner);
     report.feasible_count = take(planner.plan_into(p, static_cast<std::size_t>(topk), report.candidates));
     report.stages_inert = stages_have_no_effect(p, model);
+    report.padding = take(padding_advice(planner, p));
     if (report.candidates.size() > kMaxPythonCandidates)
       throw UserError(ErrorKind::out_of_range, "top_k",
                       fmt::format("top_k {} keeps {} candidates; a Python result holds at most {}: give a top_k of "

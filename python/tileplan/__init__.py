@@ -44,7 +44,11 @@ def plan(m, n, k, *, dtype="float16", out_dtype=None, a_layout="row", b_layout="
 
     Returns a Plan: a sequence of Candidate (best first) with the report's device, problem, model,
     family, mode, space_size, feasible and stages_inert (True where neither operand can use
-    cp.async: one candidate per tile, the stage count changes nothing).
+    cp.async: one candidate per tile, the stage count changes nothing), and padding: under the
+    calibrated model, for a problem whose M, N, K or leading dimensions are not multiples of 16
+    and where rounding them up changes how an operand moves, unpadded_us (the first pick's
+    predicted time) and options (fastest first: pad, the padded m, n, k, lda, ldb, ldc and
+    vector_bytes_*, extra_work, predicted_us, speedup over unpadded_us, config); None otherwise.
     """
     return _wrap(_tileplan.plan(locals()), Plan)
 

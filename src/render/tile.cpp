@@ -139,6 +139,49 @@ void candidate_json(std::string& s, const Verdict& v, const ProblemAccess& acc, 
   s += '}';
 }
 
+// The padding options (planner.hpp's padding_advice): null where there is
+// nothing to pad or no prediction.
+void padding_json(std::string& s, const TileReport& r) {
+  if (!r.padding) {
+    s += "null";
+    return;
+  }
+  const PaddingAdvice& a = *r.padding;
+  Out o(s);
+  s += "{\"unpadded_us\":";
+  append_json_number(s, a.unpadded.predicted_us);
+  s += ",\"options\":[";
+  bool first = true;
+  for (const PaddingOption& p : a.options) {
+    if (!first) s += ',';
+    first = false;
+    s += "{\"pad\":[";
+    bool first_part = true;
+    for (const auto& [bit, name] : {std::pair{pad_m, "m"}, {pad_n, "n"}, {pad_k, "k"}, {pad_leading, "leading"}})
+      if ((p.parts & bit) != 0u) {
+        fmt::format_to(o, "{}\"{}\"", first_part ? "" : ",", name);
+        first_part = false;
+      }
+    const ProblemAccess acc = problem_access(p.padded);
+    const TileConfig& c = p.best.config;
+    fmt::format_to(o,
+                   "],\"m\":{},\"n\":{},\"k\":{},\"lda\":{},\"ldb\":{},\"ldc\":{},\"vector_bytes_a\":{},"
+                   "\"vector_bytes_b\":{},\"vector_bytes_c\":{},\"extra_work\":",
+                   p.padded.m, p.padded.n, p.padded.k, acc.a.ld, acc.b.ld, acc.c.ld, acc.a.vector_bytes,
+                   acc.b.vector_bytes, acc.c.vector_bytes);
+    append_json_number(s, p.extra_work);
+    s += ",\"predicted_us\":";
+    append_json_number(s, p.best.predicted_us);
+    s += ",\"speedup\":";
+    append_json_number(s, a.unpadded.predicted_us / p.best.predicted_us);
+    fmt::format_to(o,
+                   ",\"config\":{{\"block_m\":{},\"block_n\":{},\"block_k\":{},\"stages\":{},\"threads\":{},"
+                   "\"split_k\":{},\"instr\":\"{}\"}}}}",
+                   c.block_m, c.block_n, c.block_k, c.stages, c.threads, c.split_k, to_string(c.instr));
+  }
+  s += "]}";
+}
+
 void report_json(std::string& s, const TileReport& r) {
   Out o(s);
   s += "{\"device\":";
@@ -168,7 +211,9 @@ void report_json(std::string& s, const TileReport& r) {
     first = false;
     candidate_json(s, v, acc, r.measured_space ? &*r.measured_space : nullptr, r.diagnose);
   }
-  s += "]}";
+  s += "],\"padding\":";
+  padding_json(s, r);
+  s += '}';
 }
 
 // The problem, the device, and what the problem alone costs every tile
@@ -212,6 +257,28 @@ std::string short_notes(const Verdict& v, const TileReport& r) {
     }
   }
   return notes;
+}
+
+// The padding options, fastest first, against the problem as given.
+void padding_text(std::string& s, const TileReport& r) {
+  const PaddingAdvice& a = *r.padding;
+  Out o(s);
+  fmt::format_to(o,
+                 "\npadding  up to multiples of 16 (A and B zero-filled, C's added part dropped); as given {:.1f} us\n",
+                 a.unpadded.predicted_us);
+  for (const PaddingOption& p : a.options) {
+    const double speedup = a.unpadded.predicted_us / p.best.predicted_us;
+    const TileConfig& c = p.best.config;
+    // Within 5% either way the model cannot tell (its picks' measured times
+    // spread about that much around its predictions, README).
+    const std::string_view verdict = speedup >= kPaddingPays ? "pays" : speedup > 1.0 / kPaddingPays ? "even" : "costs";
+    const std::string work = p.extra_work >= 1.0 ? fmt::format("{:.1f}x work", 1.0 + p.extra_work)
+                                                 : fmt::format("+{:.2f}% work", p.extra_work * 100.0);
+    fmt::format_to(o, "  {:<34} {:>12} {:>9.1f} us {:>6.2f}x  {:<5}  {}x{}x{}, {} stages, {} threads{}\n",
+                   padding_summary(r.problem, p), work, p.best.predicted_us, speedup, verdict, c.block_m, c.block_n,
+                   c.block_k, c.stages, c.threads,
+                   c.split_k > 1 ? fmt::format(", split_k {}", c.split_k) : std::string());
+  }
 }
 
 // The ranked table. Both models share the tile columns; the last columns
@@ -274,6 +341,7 @@ std::string sweep_text(const TileReport& r) {
     if (!notes.empty()) fmt::format_to(o, "  {}", notes);
     s += '\n';
   }
+  if (r.padding) padding_text(s, r);
   const Verdict& best = r.candidates.front();
   fmt::format_to(o,
                  "\nnext: tileplan tile --diagnose --m {} --n {} --k {}{} --instr {} --block-m {} --block-n {} "
@@ -510,6 +578,25 @@ std::string problem_flags(const GemmProblem& p) {
   if (p.b_layout != Layout::row) fmt::format_to(o, " --b-layout {}", to_string(p.b_layout));
   for (const auto& [name, ld] : {std::pair{"lda", p.lda}, {"ldb", p.ldb}, {"ldc", p.ldc}})
     if (ld != 0) fmt::format_to(o, " --{} {}", name, ld);
+  return s;
+}
+
+std::string padding_summary(const GemmProblem& given, const PaddingOption& o) {
+  const GemmProblem& q = o.padded;
+  std::string s;
+  const auto add = [&](std::string_view name, int64_t from, int64_t to) {
+    if (from == to) return;
+    fmt::format_to(std::back_inserter(s), "{}{} {}->{}", s.empty() ? "" : ", ", name, from, to);
+  };
+  add("M", given.m, q.m);
+  add("N", given.n, q.n);
+  add("K", given.k, q.k);
+  const ProblemAccess before = problem_access(given), after = problem_access(q);
+  // Leading dimensions: explicit ones as they change; packed ones follow
+  // their extent and are not repeated.
+  if (given.lda != 0) add("lda", before.a.ld, after.a.ld);
+  if (given.ldb != 0) add("ldb", before.b.ld, after.b.ld);
+  if (given.ldc != 0) add("ldc", before.c.ld, after.c.ld);
   return s;
 }
 

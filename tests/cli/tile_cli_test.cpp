@@ -100,6 +100,65 @@ TEST(TileCli, Shapes_WritesOneJsonLinePerShape) {
   EXPECT_EQ(objs[0]["candidates"].size(), 2u);
 }
 
+// Padding advice (docs/model.md §3, "Padding"): a problem whose N, K, M or
+// leading dimension is not a multiple of 16 where rounding it up changes how
+// an operand moves gets its options; an aligned one, or one where M is only
+// a loop bound, gets none.
+TEST(TileCli, Padding_ListsTheOptionsOfAnUnalignedProblem) {
+  const CliResult r = run_cli("tile --m 1024 --n 11001 --k 1000 --topk 2");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("\npadding  up to multiples of 16"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  N 11001->11008, K 1000->1008 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  K 1000->1008 "), std::string::npos) << r.out;
+  EXPECT_LT(r.out.find("padding"), r.out.find("next:"));
+  for (const char* cmd : {"tile --topk 2", "tile --m 1000 --topk 2", "tile --m 1024 --n 11001 --k 1000 --model seed"})
+    EXPECT_EQ(run_cli(cmd).out.find("\npadding"), std::string::npos) << cmd;
+}
+
+TEST(TileCli, Padding_JsonAgreesWithPlanningThePaddedProblem) {
+  const json j = json::parse(run_cli("tile --m 1024 --n 11001 --k 1000 --topk 1 --format json").out);
+  const json& pad = j["padding"];
+  ASSERT_TRUE(pad.is_object()) << j.dump();
+  EXPECT_DOUBLE_EQ(pad["unpadded_us"].get<double>(), j["candidates"][0]["predicted_us"].get<double>());
+  ASSERT_EQ(pad["options"].size(), 3u);
+  double previous = 0;
+  for (const json& o : pad["options"]) {
+    EXPECT_GE(o["predicted_us"].get<double>(), previous);
+    previous = o["predicted_us"].get<double>();
+    EXPECT_DOUBLE_EQ(o["speedup"].get<double>(), pad["unpadded_us"].get<double>() / previous);
+    const json padded = json::parse(run_cli("tile --topk 1 --format json --m " + std::to_string(o["m"].get<int>()) +
+                                            " --n " + std::to_string(o["n"].get<int>()) + " --k " +
+                                            std::to_string(o["k"].get<int>()))
+                                        .out);
+    EXPECT_DOUBLE_EQ(padded["candidates"][0]["predicted_us"].get<double>(), previous);
+    EXPECT_EQ(padded["candidates"][0]["block_m"], o["config"]["block_m"]);
+    EXPECT_EQ(padded["candidates"][0]["block_n"], o["config"]["block_n"]);
+  }
+  EXPECT_EQ(pad["options"][0]["pad"], json::array({"n", "k"}));
+  EXPECT_EQ(pad["options"][0]["vector_bytes_b"], 16);
+  EXPECT_TRUE(json::parse(run_cli("tile --topk 1 --format json").out)["padding"].is_null());
+  EXPECT_TRUE(json::parse(run_cli("tile --topk 1 --format json --n 11001 --model seed").out)["padding"].is_null());
+}
+
+TEST(TileCli, Padding_EveryLineOfAShapesFileCarriesIt) {
+  const std::string path = ::testing::TempDir() + "tileplan_shapes_padding.txt";
+  {
+    std::ofstream f(path);
+    f << "4096 4096 4096\n4096 50257 4096 bfloat16\n1000 4096 4096 float16 col row\n";
+  }
+  const CliResult r = run_cli("tile --shapes " + path + " --topk 1");
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::string line;
+  std::vector<json> objs;
+  while (std::getline(lines, line)) objs.push_back(json::parse(line));
+  ASSERT_EQ(objs.size(), 3u);
+  EXPECT_TRUE(objs[0]["padding"].is_null());
+  EXPECT_EQ(objs[1]["padding"]["options"][0]["n"], 50272);
+  EXPECT_EQ(objs[2]["padding"]["options"][0]["pad"], json::array({"m"}));
+  EXPECT_EQ(objs[2]["padding"]["options"][0]["lda"], 1008) << "A column-major: lda strides M";
+}
+
 TEST(TileCli, Devices_ListsPresetsWithSources) {
   const CliResult r = run_cli("devices --format json");
   ASSERT_EQ(r.status, 0) << r.err;

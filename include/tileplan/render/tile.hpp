@@ -33,6 +33,7 @@ struct TileReport {
   bool split_space = false;        // the space holds split_k > 1: show the split column, emit SPLIT_K
   int64_t min_split_k = 1;         // sweep: the space's smallest split factor
   std::optional<SplitAdvice> split_advice;  // diagnose: whether splitting K pays for the tile
+  std::optional<PaddingAdvice> padding;     // sweep, calibrated: what rounding M, N, K or the leading dimensions up buys
   // The device as JSON, rendered once by device_json() when many reports
   // share one device (batch mode); nothing = render it each time.
   const std::string* device_json = nullptr;
@@ -43,6 +44,8 @@ std::string tile_json(const TileReport& r);
 std::string tile_csv(const TileReport& r);
 // One line of JSON (no trailing newline) in the tile_json schema, appended to out.
 void append_tile_json_line(const TileReport& r, std::string& out);
+// What a padding option changes, e.g. "N 11001->11008, ldb 11001->11008".
+std::string padding_summary(const GemmProblem& given, const PaddingOption& o);
 
 // The problem's element types, e.g. "float8_e4m3 in, float16 out".
 std::string types_summary(const GemmProblem& p);
