@@ -76,6 +76,23 @@ void BM_SweepSplitK(benchmark::State& state) {
 }
 BENCHMARK(BM_SweepSplitK)->Unit(benchmark::kMicrosecond);
 
+// Padding advice on a problem with N and K unaligned: the problem and its
+// three options (N, K, both) planned with a planner whose tables are built
+// (the first call builds the padded classes' tables; the loop measures the
+// steady state of a batch).
+void BM_PaddingAdvice(benchmark::State& state) {
+  const Planner planner =
+      Planner::create(h200(), Instr::automatic, default_space(Model::calibrated, default_family()), Model::calibrated)
+          .value();
+  const GemmProblem p{.m = 1024, .n = 11001, .k = 1000};
+  (void)padding_advice(planner, p);
+  for (auto _ : state) {
+    auto a = padding_advice(planner, p);
+    benchmark::DoNotOptimize(a);
+  }
+}
+BENCHMARK(BM_PaddingAdvice)->Unit(benchmark::kMicrosecond);
+
 // Batch planning: the Planner reused across shapes, JSON Lines output included.
 void BM_BatchWithJson(benchmark::State& state, Model model) {
   const Planner planner = Planner::create(h200(), Instr::wgmma, SearchSpace{}, model).value();
