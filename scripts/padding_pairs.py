@@ -17,7 +17,10 @@ dimensions that are not multiples of 16 rounded up to one (by at most 64 or
   tool: what `tileplan tile` says of the option that pads the same
       dimensions ("pays" at a predicted speedup of 1.05 or more, "even"
       within 5%, "costs" below, "silent" where it lists no such option:
-      padding those dimensions changes nothing the kernel sees).
+      padding those dimensions changes nothing the kernel sees);
+  measured in: the dataset of each shape (pairs from two datasets were
+      timed on different days, some with another timing method: their
+      measured ratio carries that difference too).
 
 The last line counts the pairs where the tool's word agrees with the
 measurement (padding pays when the measured gain is 1.05 or more).
@@ -40,8 +43,8 @@ PAYS = 1.05  # kPaddingPays in include/tileplan/planner.hpp
 
 
 def load(datasets):
-    """(M, N, K, dtype, a_layout, b_layout) -> {config key: ms} from the set
-    that measured the most configurations of that shape (unsplit, packed)."""
+    """(M, N, K, dtype, a_layout, b_layout) -> (set, {config key: ms}) from the
+    set that measured the most configurations of that shape (unsplit, packed)."""
     per_set = {}
     for ds in datasets:
         try:
@@ -60,7 +63,7 @@ def load(datasets):
                 shape = (r["M"], r["N"], r["K"], r.get("dtype", "float16"), r.get("a_layout", "row"),
                          r.get("b_layout", "row"))
                 per_set.setdefault(shape, {}).setdefault(ds, {})[r["key"]] = r["ms"]
-    return {shape: max(sets.values(), key=len) for shape, sets in per_set.items()}
+    return {shape: max(sets.items(), key=lambda kv: len(kv[1])) for shape, sets in per_set.items()}
 
 
 def padded_pairs(shapes, least_configs):
@@ -74,7 +77,7 @@ def padded_pairs(shapes, least_configs):
                 continue
             dims = [i for i in range(3) if u[i] != v[i]]
             if dims and all(near(u[i], v[i]) for i in dims):
-                if len(shapes[u]) >= least_configs and len(shapes[v]) >= least_configs:
+                if len(shapes[u][1]) >= least_configs and len(shapes[v][1]) >= least_configs:
                     out.append((u, v, dims))
     return sorted(out)
 
@@ -91,6 +94,10 @@ def plan(tileplan, shape):
 
 def key_of(c):
     return f"{c['block_m']}x{c['block_n']}x{c['block_k']}_s{c['stages']}_w{c['threads'] // 32}"
+
+
+def short(dataset):
+    return dataset.rstrip("/").split("/")[-1].replace("h200-triton-", "")
 
 
 def verdict(speedup):
@@ -110,13 +117,13 @@ def main():
     if not pairs:
         sys.exit("padding_pairs: no measured pair of a shape and its padded shape in these datasets")
     names = "MNK"
-    print("| shape as given | padded | type, layouts | measured | pick | predicted | tool |")
-    print("|---|---|---|---|---|---|---|")
+    print("| shape as given | padded | type, layouts | measured | pick | predicted | tool | measured in |")
+    print("|---|---|---|---|---|---|---|---|")
     agree = 0
     for u, v, dims in pairs:
         pu, pv = plan(args.tileplan, u), plan(args.tileplan, v)
         cu, cv = pu["candidates"][0], pv["candidates"][0]
-        tu, tv = shapes[u], shapes[v]
+        (su, tu), (sv, tv) = shapes[u], shapes[v]
         measured = min(tu.values()) / min(tv.values())
         pick_u, pick_v = tu.get(key_of(cu)), tv.get(key_of(cv))
         pick = f"{pick_u / pick_v:.2f}" if pick_u and pick_v else "n/a"
@@ -129,7 +136,7 @@ def main():
             agree += 1
         change = ", ".join(f"{names[i]} {u[i]}->{v[i]}" for i in dims)
         print(f"| {u[0]}x{u[1]}x{u[2]} | {change} | {u[3]} {u[4][0]}{u[5][0]} | {measured:.2f} | {pick} | "
-              f"{predicted:.2f} | {word} |")
+              f"{predicted:.2f} | {word} | {short(su)}{'' if su == sv else ' / ' + short(sv)} |")
     print(f"\nthe tool's word agrees with the measurement on {agree} of {len(pairs)} pairs "
           f"(padding pays: a measured gain of {PAYS} or more)")
 
