@@ -14,6 +14,8 @@ dimensions that are not multiples of 16 rounded up to one (by at most 64 or
       (what a user who follows the tool gets);
   predicted: the model's first pick's predicted time as given over the
       padded shape's;
+  (the tool searches the tile values both grids measured, so that its picks
+  and the measured best come from the same space);
   tool: what `tileplan tile` says of the option that pads the same
       dimensions ("pays" at a predicted speedup of 1.05 or more, "even"
       within 5%, "costs" below, "silent" where it lists no such option:
@@ -82,10 +84,24 @@ def padded_pairs(shapes, least_configs):
     return sorted(out)
 
 
-def plan(tileplan, shape):
+def measured_space(*grids):
+    """The tile flags of the values every grid measured (block sizes, stages, warps)."""
+    values = None
+    for grid in grids:
+        seen = [set() for _ in range(5)]
+        for key in grid:
+            for i, v in enumerate(CONFIG_KEY.match(key).groups()):
+                seen[i].add(int(v))
+        values = seen if values is None else [a & b for a, b in zip(values, seen)]
+    values[4] = {w * 32 for w in values[4]}  # warps -> threads
+    flags = ["--block-m", "--block-n", "--block-k", "--stages", "--threads"]
+    return [x for f, v in zip(flags, values) for x in (f, ",".join(map(str, sorted(v))))]
+
+
+def plan(tileplan, shape, space):
     m, n, k, dtype, a, b = shape
     args = [tileplan, "tile", "--m", str(m), "--n", str(n), "--k", str(k), "--dtype", dtype, "--a-layout", a,
-            "--b-layout", b, "--topk", "1", "--format", "json"]
+            "--b-layout", b, "--topk", "1", "--format", "json", *space]
     r = subprocess.run(args, capture_output=True, text=True)
     if r.returncode != 0:
         sys.exit(f"padding_pairs: {' '.join(args)} failed: {r.stderr.strip()}")
@@ -121,9 +137,10 @@ def main():
     print("|---|---|---|---|---|---|---|---|")
     agree = 0
     for u, v, dims in pairs:
-        pu, pv = plan(args.tileplan, u), plan(args.tileplan, v)
-        cu, cv = pu["candidates"][0], pv["candidates"][0]
         (su, tu), (sv, tv) = shapes[u], shapes[v]
+        space = measured_space(tu, tv)
+        pu, pv = plan(args.tileplan, u, space), plan(args.tileplan, v, space)
+        cu, cv = pu["candidates"][0], pv["candidates"][0]
         measured = min(tu.values()) / min(tv.values())
         pick_u, pick_v = tu.get(key_of(cu)), tv.get(key_of(cv))
         pick = f"{pick_u / pick_v:.2f}" if pick_u and pick_v else "n/a"
