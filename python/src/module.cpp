@@ -365,6 +365,20 @@ class FastPlanner {
     }
     return out;
   }
+  // The fastest padding option (padding_advice) as (summary, speedup,
+  // extra_work, unpadded_us, padded_us), or None where there is none.
+  py::object padding(py::dict problem) const {
+    const GemmProblem p = read_problem(Args(std::move(problem)));
+    std::optional<PaddingAdvice> advice;
+    {
+      py::gil_scoped_release unlocked;
+      advice = take(padding_advice(*planner_, p));
+    }
+    if (!advice) return py::none();
+    const PaddingOption& o = advice->options.front();
+    return py::make_tuple(render::padding_summary(p, o), advice->unpadded.predicted_us / o.best.predicted_us,
+                          o.extra_work, advice->unpadded.predicted_us, o.best.predicted_us);
+  }
   int64_t group_m() const { return planner_->family().group_m; }
   bool splits() const { return space_splits(*planner_); }
   int64_t warp_size() const { return planner_->device().warp_size; }
@@ -448,6 +462,7 @@ PYBIND11_MODULE(_tileplan, m) {
   py::tuple factors(std::size(tileplan::kSplitFactors));
   for (std::size_t i = 0; i < std::size(tileplan::kSplitFactors); ++i) factors[i] = tileplan::kSplitFactors[i];
   m.attr("SPLIT_FACTORS") = factors;
+  m.attr("PADDING_PAYS") = tileplan::kPaddingPays;
   register_errors(m);
   // Each takes the calling Python function's locals(): the package's
   // signatures are the documented ones.
@@ -461,6 +476,7 @@ PYBIND11_MODULE(_tileplan, m) {
   py::class_<FastPlanner>(m, "Planner")
       .def(py::init<py::dict>(), py::arg("args"))
       .def("top", &FastPlanner::top, py::arg("problem"), py::arg("top_k"))
+      .def("padding", &FastPlanner::padding, py::arg("problem"))
       .def_property_readonly("splits", &FastPlanner::splits)
       .def_property_readonly("group_m", &FastPlanner::group_m)
       .def_property_readonly("warp_size", &FastPlanner::warp_size);

@@ -62,6 +62,17 @@ def _ranker(device, sm_count, smem_kb, instr, model, family, family_file):
     return _tileplan.Ranker(locals())
 
 
+def _padding_note(planner, problem):
+    """A one-line note where padding the problem is predicted to pay (planner.padding), else None."""
+    option = planner.padding(problem)
+    if option is None or option[1] < _tileplan.PADDING_PAYS:
+        return None
+    summary, speedup, extra, unpadded, padded = option
+    return (f"{problem['m']}x{problem['n']}x{problem['k']} {problem['dtype']}: padding {summary} (A and B "
+            f"zero-filled, C's added part dropped; {extra:.2%} more work) is predicted {speedup:.2f}x faster "
+            f"({padded:.1f} us against {unpadded:.1f} us; `tileplan tile` lists the options)")
+
+
 def _check_top_k(top_k):
     if isinstance(top_k, bool) or not isinstance(top_k, int):
         raise TypeError(f"top_k must be an int, not {type(top_k).__name__}")
@@ -170,8 +181,9 @@ def _index(value):
 class _Pruner:
     """early_config_prune for @triton.autotune: the user's configs ranked for the launch's problem."""
 
-    def __init__(self, ranker, top_k, names, keys, split_k_key):
+    def __init__(self, ranker, top_k, names, keys, split_k_key, padder):
         self._ranker = ranker
+        self._padder = padder  # a planner of the default space: padding advice
         self._top_k = top_k
         self._names = names  # m, n, k, a, b, c
         self._keys = keys    # block_m_key, block_n_key, block_k_key
@@ -213,6 +225,10 @@ class _Pruner:
         except (_Unreadable, Error) as e:
             self._warn_once("problem", f"{e}; every config kept, unranked")
             return configs
+        if "padding" not in self._warned:
+            note = _padding_note(self._padder, problem)
+            if note:
+                self._warn_once("padding", note + "; shown once")
         kept = ranked if self._top_k == 0 else ranked[:self._top_k]
         out = [configs[i] for i in kept]
         if unmapped:
@@ -238,14 +254,17 @@ def prune(top_k=3, m="M", n="N", k="K", *, a=None, b=None, c=None, block_m_key="
     split factor of a split-K kernel; absent: 1) become a tileplan configuration, ranked
     by the library's rank_configs. Returned: the top_k feasible ones best first (top_k 0: all),
     then the configs it could not map (one warning); never an empty list. Arguments it cannot
-    read (another dtype, a strided C) leave the configs as given, with one warning.
+    read (another dtype, a strided C) leave the configs as given, with one warning. The first
+    problem whose padding (M, N, K or a leading dimension rounded up to a multiple of 16) is
+    predicted to pay under the default search space gets one warning that says by how much.
     device, model, family, family_file, instr, sm_count, smem_kb: as tileplan.plan; a bad one
     raises tileplan.Error here, not in the autotuner.
     """
     _check_top_k(top_k)
     ranker = _ranker(device, sm_count, smem_kb, instr, model, family, family_file)
+    padder = _planner(device, sm_count, smem_kb, instr, model, family, family_file, None, None, None, None, None)
     return {"early_config_prune": _Pruner(ranker, top_k, (m, n, k, a, b, c), (block_m_key, block_n_key, block_k_key),
-                                          split_k_key)}
+                                          split_k_key, padder)}
 
 
 def configs(m, n, k, *, dtype="float16", out_dtype=None, a_layout="row", b_layout="row", lda=0, ldb=0, ldc=0,
@@ -289,12 +308,14 @@ def heuristics(m="M", n="N", k="K", *, a=None, b=None, c=None, block_m_key="BLOC
 
     Returns {block_m_key, block_n_key, block_k_key, group_m_key (unless None), split_k_key (only
     when split_k holds a factor above 1), "num_warps", "num_stages" (unless False): lambda args: value}. The problem is read as prune reads it;
-    one plan per distinct problem. A problem it cannot read or plan raises tileplan.Error.
+    one plan per distinct problem. A problem it cannot read or plan raises tileplan.Error. The
+    first problem whose padding is predicted to pay gets one warning, as with prune.
     """
     planner = _planner(device, sm_count, smem_kb, instr, model, family, family_file, _space(block_m),
                        _space(block_n), _space(block_k), _space(stages), _space(threads), _space(split_k))
     names = (m, n, k, a, b, c)
     picks = {}
+    warned = []
 
     def pick(args):
         problem = problem_from_args(args, *names)
@@ -309,6 +330,11 @@ def heuristics(m="M", n="N", k="K", *, a=None, b=None, c=None, block_m_key="BLOC
             if len(picks) >= 4096:
                 picks.clear()
             best = picks[key] = top[0]
+            if not warned:
+                note = _padding_note(planner, problem)
+                if note:
+                    warned.append(note)
+                    warnings.warn(f"tileplan.triton.heuristics: {note}; shown once", stacklevel=2)
         return best
 
     values = {block_m_key: lambda args: pick(args)[0], block_n_key: lambda args: pick(args)[1],

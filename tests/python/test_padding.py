@@ -44,3 +44,65 @@ def test_measured_pairs_where_padding_clearly_pays_or_cannot_matter():
     assert all(float(r[3]) < 1.08 for r in silent), out
     # Where it says padding pays, it measured faster.
     assert all(float(r[3]) > 1.0 for r in rows if r[6] == "pays"), out
+
+
+def _sizes(m, n, k):
+    return {"M": m, "N": n, "K": k}
+
+
+class _Config:
+    def __init__(self, bm, bn, bk, warps, stages):
+        self.kwargs = {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk}
+        self.num_warps, self.num_stages = warps, stages
+
+
+CONFIGS = [_Config(bm, bn, bk, w, s) for bm in (64, 128) for bn in (64, 128, 256) for bk in (32, 64)
+           for w in (4, 8) for s in (3, 4)]
+
+
+def test_prune_warns_once_where_padding_pays_and_not_where_it_cannot_matter():
+    import warnings
+
+    import tileplan.triton as tt
+
+    hook = tt.prune(top_k=2)["early_config_prune"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        hook(CONFIGS, _sizes(4096, 4096, 4096))   # aligned: nothing to pad
+        hook(CONFIGS, _sizes(1000, 14336, 4096))  # M only a loop bound: nothing
+        assert caught == []
+        hook(CONFIGS, _sizes(2048, 50257, 4096))  # a vocabulary's N
+        hook(CONFIGS, _sizes(2048, 11001, 4096))  # pays too, but the warning was shown
+    assert len(caught) == 1
+    message = str(caught[0].message)
+    assert message.startswith("tileplan.triton.prune: 2048x50257x4096 float16: padding N 50257->50272")
+    advice = tileplan.plan(2048, 50257, 4096, top_k=1).padding.options[0]
+    assert f"{advice.speedup:.2f}x faster" in message and "shown once" in message
+
+
+def test_heuristics_warn_once_where_padding_pays():
+    import warnings
+
+    import tileplan.triton as tt
+
+    values = tt.heuristics()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        values["BLOCK_M"](_sizes(4096, 4096, 4096))
+        assert caught == []
+        values["BLOCK_M"](_sizes(4096, 4096, 1000))
+        values["BLOCK_M"](_sizes(4096, 4096, 1000))
+        values["BLOCK_M"](_sizes(2048, 50257, 4096))
+    assert len(caught) == 1 and "padding K 1000->1008" in str(caught[0].message)
+
+
+def test_no_padding_warning_under_the_seed_model():
+    import warnings
+
+    import tileplan.triton as tt
+
+    hook = tt.prune(top_k=2, model="seed")["early_config_prune"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        hook(CONFIGS, _sizes(2048, 50257, 4096))
+    assert caught == []
