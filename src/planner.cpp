@@ -487,50 +487,86 @@ bool same_access(const ProblemAccess& a, const ProblemAccess& b) {
          a.b.through_registers == b.b.through_registers;
 }
 
-}  // namespace
-
-Result<std::optional<PaddingAdvice>> padding_advice(const Planner& planner, const GemmProblem& p) {
-  if (Status s = check_problem(p); !s.ok()) return s.error();
-  if (planner.model() != Model::calibrated) return std::optional<PaddingAdvice>{};
+// The parts worth padding (each alone where it changes what the kernel
+// sees, then all of them together where there are two or more), in that order.
+std::vector<unsigned> padding_choices(const GemmProblem& p) {
   const ProblemAccess given = problem_access(p);
+  std::vector<unsigned> choices;
   unsigned relevant = 0;
   for (unsigned part : {pad_m, pad_n, pad_k, pad_leading}) {
     const GemmProblem q = padded_problem(p, part);
-    if (check_problem(q).ok() && !same_access(problem_access(q), given)) relevant |= part;
+    if (check_problem(q).ok() && !same_access(problem_access(q), given)) {
+      relevant |= part;
+      choices.push_back(part);
+    }
   }
-  if (relevant == 0) return std::optional<PaddingAdvice>{};
-  std::vector<unsigned> choices;
-  for (unsigned part : {pad_m, pad_n, pad_k, pad_leading})
-    if ((relevant & part) != 0u) choices.push_back(part);
   if (choices.size() > 1) choices.push_back(relevant);
+  return choices;
+}
 
-  std::vector<Verdict> picks;
-  Result<std::size_t> n = planner.plan_into(p, 1, picks);
-  if (!n.ok()) return n.error();
-  if (picks.empty()) return std::optional<PaddingAdvice>{};
+// Each choice's padded problem priced by `price` (a verdict with a finite
+// prediction, or nothing), ranked against `unpadded`.
+template <typename Price>
+std::optional<PaddingAdvice> rank_padding(const GemmProblem& p, const std::vector<unsigned>& choices,
+                                          const Verdict& unpadded, Price price) {
   PaddingAdvice advice;
-  advice.unpadded = picks.front();
+  advice.unpadded = unpadded;
   const double work = static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k);
   for (unsigned parts : choices) {
     PaddingOption o;
     o.parts = parts;
     o.padded = padded_problem(p, parts);
     if (!check_problem(o.padded).ok()) continue;
-    Result<std::size_t> found = planner.plan_into(o.padded, 1, picks);
-    if (!found.ok() || picks.empty()) continue;
-    o.best = picks.front();
+    std::optional<Verdict> v = price(o.padded);
+    if (!v) continue;
+    o.best = std::move(*v);
     o.extra_work = static_cast<double>(o.padded.m) * static_cast<double>(o.padded.n) *
                        static_cast<double>(o.padded.k) / work -
                    1.0;
     advice.options.push_back(std::move(o));
   }
-  if (advice.options.empty()) return std::optional<PaddingAdvice>{};
+  if (advice.options.empty()) return std::nullopt;
   // Fastest first; of equal times, the option that pads less (choices are
   // single parts first, so a stable sort keeps them ahead of the union).
   std::stable_sort(advice.options.begin(), advice.options.end(), [](const PaddingOption& a, const PaddingOption& b) {
     return a.best.predicted_us < b.best.predicted_us;
   });
-  return std::optional<PaddingAdvice>{std::move(advice)};
+  return advice;
+}
+
+bool priced(const Verdict& v) { return v.feasible() && v.predicted && std::isfinite(v.predicted_us); }
+
+}  // namespace
+
+Result<std::optional<PaddingAdvice>> padding_advice(const Planner& planner, const GemmProblem& p) {
+  if (Status s = check_problem(p); !s.ok()) return s.error();
+  if (planner.model() != Model::calibrated) return std::optional<PaddingAdvice>{};
+  const std::vector<unsigned> choices = padding_choices(p);
+  if (choices.empty()) return std::optional<PaddingAdvice>{};
+  std::vector<Verdict> picks;
+  Result<std::size_t> n = planner.plan_into(p, 1, picks);
+  if (!n.ok()) return n.error();
+  if (picks.empty()) return std::optional<PaddingAdvice>{};
+  return rank_padding(p, choices, picks.front(), [&](const GemmProblem& q) -> std::optional<Verdict> {
+    Result<std::size_t> found = planner.plan_into(q, 1, picks);
+    if (!found.ok() || picks.empty()) return std::nullopt;
+    return picks.front();
+  });
+}
+
+Result<std::optional<PaddingAdvice>> padding_advice(const GemmProblem& p, const Device& dev, const TileConfig& cfg,
+                                                    const KernelFamily& family) {
+  if (Status s = check_inputs(p, dev, Model::calibrated, family); !s.ok()) return s.error();
+  if (Status s = check_config(cfg); !s.ok()) return s.error();
+  const std::vector<unsigned> choices = padding_choices(p);
+  if (choices.empty()) return std::optional<PaddingAdvice>{};
+  const Verdict given = diagnose_checked(p, dev, cfg, Model::calibrated, family);
+  if (!priced(given)) return std::optional<PaddingAdvice>{};
+  return rank_padding(p, choices, given, [&](const GemmProblem& q) -> std::optional<Verdict> {
+    Verdict v = diagnose_checked(q, dev, cfg, Model::calibrated, family);
+    if (!priced(v)) return std::nullopt;
+    return v;
+  });
 }
 
 }  // namespace tileplan

@@ -284,6 +284,9 @@ void run(const CLI::App& app, TileFlags fl) {
       Result<std::optional<SplitAdvice>> advice = split_advice(fl.problem, dev, cfg, family);
       require(advice.status(), kProblemFlags);
       report.split_advice = *advice;
+      Result<std::optional<PaddingAdvice>> padding = padding_advice(fl.problem, dev, cfg, family);
+      require(padding.status(), kProblemFlags);
+      report.padding = std::move(*padding);
     }
   } else {
     const SearchSpace defaults = default_space(*model, family);

@@ -247,6 +247,13 @@ struct PaddingAdvice {
 // left out).
 //   error: check_problem's, for p.
 Result<std::optional<PaddingAdvice>> padding_advice(const Planner& planner, const GemmProblem& p);
+// The same options for one tile (diagnose): `cfg` diagnosed on each padded
+// problem (PaddingOption::best is that verdict, the unpadded one cfg's own),
+// ranked by its predicted time; nothing where the tile is not feasible and
+// priced for p, or for every padded problem. Calibrated model.
+//   error: as diagnose.
+Result<std::optional<PaddingAdvice>> padding_advice(const GemmProblem& p, const Device& dev, const TileConfig& cfg,
+                                                    const KernelFamily& family = default_family());
 // The predicted speedup from which the renderers say padding pays (and below
 // whose inverse, that it costs): closer than 5% the model cannot tell.
 inline constexpr double kPaddingPays = 1.05;

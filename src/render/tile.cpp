@@ -259,6 +259,16 @@ std::string short_notes(const Verdict& v, const TileReport& r) {
   return notes;
 }
 
+// Within 5% either way the model cannot tell (its picks' measured times
+// spread about that much around its predictions, README).
+std::string_view padding_verdict(double speedup) {
+  return speedup >= kPaddingPays ? "pays" : speedup > 1.0 / kPaddingPays ? "even" : "costs";
+}
+
+std::string padding_work(double extra) {
+  return extra >= 1.0 ? fmt::format("{:.1f}x work", 1.0 + extra) : fmt::format("+{:.2f}% work", extra * 100.0);
+}
+
 // The padding options, fastest first, against the problem as given.
 void padding_text(std::string& s, const TileReport& r) {
   const PaddingAdvice& a = *r.padding;
@@ -269,13 +279,9 @@ void padding_text(std::string& s, const TileReport& r) {
   for (const PaddingOption& p : a.options) {
     const double speedup = a.unpadded.predicted_us / p.best.predicted_us;
     const TileConfig& c = p.best.config;
-    // Within 5% either way the model cannot tell (its picks' measured times
-    // spread about that much around its predictions, README).
-    const std::string_view verdict = speedup >= kPaddingPays ? "pays" : speedup > 1.0 / kPaddingPays ? "even" : "costs";
-    const std::string work = p.extra_work >= 1.0 ? fmt::format("{:.1f}x work", 1.0 + p.extra_work)
-                                                 : fmt::format("+{:.2f}% work", p.extra_work * 100.0);
     fmt::format_to(o, "  {:<34} {:>12} {:>9.1f} us {:>6.2f}x  {:<5}  {}x{}x{}, {} stages, {} threads{}\n",
-                   padding_summary(r.problem, p), work, p.best.predicted_us, speedup, verdict, c.block_m, c.block_n,
+                   padding_summary(r.problem, p), padding_work(p.extra_work), p.best.predicted_us, speedup,
+                   padding_verdict(speedup), c.block_m, c.block_n,
                    c.block_k, c.stages, c.threads,
                    c.split_k > 1 ? fmt::format(", split_k {}", c.split_k) : std::string());
   }
@@ -491,6 +497,13 @@ std::string diagnose_text(const TileReport& r) {
                         "unsplit for this tile\n",
                      fmt::join(std::begin(kSplitFactors) + 1, std::end(kSplitFactors), ", "), a.unsplit_us);
   }
+  if (r.padding)
+    for (const PaddingOption& p : r.padding->options) {
+      const double speedup = r.padding->unpadded.predicted_us / p.best.predicted_us;
+      fmt::format_to(o, "   padding                 {}: {} ({}): this tile {:.1f} us against {:.1f} us ({:.2f}x)\n",
+                     padding_verdict(speedup), padding_summary(r.problem, p), padding_work(p.extra_work),
+                     p.best.predicted_us, r.padding->unpadded.predicted_us, speedup);
+    }
 
   s += '\n';
   if (!v.failures.empty()) {

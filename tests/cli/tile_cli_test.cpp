@@ -140,6 +140,23 @@ TEST(TileCli, Padding_JsonAgreesWithPlanningThePaddedProblem) {
   EXPECT_TRUE(json::parse(run_cli("tile --topk 1 --format json --n 11001 --model seed").out)["padding"].is_null());
 }
 
+TEST(TileCli, Padding_DiagnoseShowsTheTileOnEachPaddedProblem) {
+  const std::string flags = "tile --diagnose --m 1024 --n 11001 --k 1000 --block-m 128 --block-n 128 --block-k 64 "
+                            "--stages 3 --threads 256";
+  const CliResult r = run_cli(flags);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("   padding                 pays: N 11001->11008, K 1000->1008 (+0.86% work): this tile"),
+            std::string::npos)
+      << r.out;
+  const json j = json::parse(run_cli(flags + " --format json").out);
+  ASSERT_EQ(j["padding"]["options"].size(), 3u);
+  EXPECT_DOUBLE_EQ(j["padding"]["unpadded_us"].get<double>(), j["candidates"][0]["predicted_us"].get<double>());
+  for (const json& o : j["padding"]["options"]) EXPECT_EQ(o["config"]["block_n"], 128);
+  EXPECT_TRUE(json::parse(run_cli("tile --diagnose --format json")
+                              .out)["padding"]
+                  .is_null());
+}
+
 TEST(TileCli, Padding_EveryLineOfAShapesFileCarriesIt) {
   const std::string path = ::testing::TempDir() + "tileplan_shapes_padding.txt";
   {

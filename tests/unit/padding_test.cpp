@@ -168,6 +168,40 @@ TEST(PaddingAdvice, PaddingNRaisesALeadingDimensionBelowIt) {
   EXPECT_EQ(problem_access(a.options.front().padded).b.vector_bytes, kMaxVectorBytes);
 }
 
+TEST(PaddingAdvice, OneTileIsDiagnosedOnEachPaddedProblem) {
+  const GemmProblem p{.m = 1024, .n = 11001, .k = 1000};
+  const TileConfig cfg{128, 128, 64, 3, 256, Instr::wgmma};
+  Result<std::optional<PaddingAdvice>> a = padding_advice(p, h200(), cfg);
+  ASSERT_TRUE(a.ok() && a->has_value());
+  const PaddingAdvice& advice = **a;
+  EXPECT_DOUBLE_EQ(advice.unpadded.predicted_us, diagnose(p, h200(), cfg, Model::calibrated).value().predicted_us);
+  ASSERT_EQ(advice.options.size(), 3u);
+  for (const PaddingOption& o : advice.options) {
+    EXPECT_EQ(o.best.config.block_m, 128);
+    EXPECT_EQ(o.best.config.stages, 3);
+    EXPECT_DOUBLE_EQ(o.best.predicted_us, diagnose(o.padded, h200(), cfg, Model::calibrated).value().predicted_us);
+  }
+  // The sweep's options plan the padded problems instead: never slower than this tile.
+  const PaddingAdvice planned = advice_of(p);
+  for (const PaddingOption& o : planned.options) {
+    for (const PaddingOption& t : advice.options) {
+      if (t.parts == o.parts) {
+        EXPECT_LE(o.best.predicted_us, t.best.predicted_us + 1e-9);
+      }
+    }
+  }
+}
+
+TEST(PaddingAdvice, OneTileThatDoesNotFitHasNoOptions) {
+  const GemmProblem p{.m = 1024, .n = 11001, .k = 1000};
+  Result<std::optional<PaddingAdvice>> a = padding_advice(p, h200(), TileConfig{256, 256, 128, 5, 256, Instr::wgmma});
+  ASSERT_TRUE(a.ok());
+  EXPECT_FALSE(a->has_value()) << "C1 fails: no prediction to compare";
+  Result<std::optional<PaddingAdvice>> bad = padding_advice(p, h200(), TileConfig{0, 128, 64, 3, 256, Instr::wgmma});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().param, "block_m");
+}
+
 TEST(PaddingSummary, NamesEachChangeOnce) {
   GemmProblem p{.m = 1000, .n = 11001, .k = 1000};
   p.ldb = 11001;
