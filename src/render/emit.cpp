@@ -31,6 +31,17 @@ std::string header(const TileReport& r) {
   TileConfig cfg;
   cfg.instr = r.instr;
   for (const Finding& f : problem_findings(p, r.instr)) fmt::format_to(std::back_inserter(s), "# {}\n", message(f, cfg));
+  // The padding that pays most, where one does: the configurations below are
+  // for the problem as given.
+  if (r.padding) {
+    const PaddingOption& o = r.padding->options.front();
+    const double speedup = r.padding->unpadded.predicted_us / o.best.predicted_us;
+    if (speedup >= kPaddingPays)
+      fmt::format_to(std::back_inserter(s),
+                     "# padding {} (A and B zero-filled, C's added part dropped) is predicted {:.2f}x faster: "
+                     "`tileplan tile` lists the options; these configurations are for the problem as given\n",
+                     padding_summary(p, o), speedup);
+  }
   return s;
 }
 

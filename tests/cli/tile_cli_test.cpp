@@ -157,6 +157,17 @@ TEST(TileCli, Padding_DiagnoseShowsTheTileOnEachPaddedProblem) {
                   .is_null());
 }
 
+TEST(TileCli, Padding_EmitSaysWhenItPaysInAComment) {
+  const CliResult r = run_cli("tile --m 2048 --n 50257 --k 4096 --topk 2 --emit triton");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::size_t at = r.out.find("\n# padding N 50257->50272 (A and B zero-filled");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  EXPECT_LT(at, r.out.find("triton.Config(")) << "a header comment, before the configurations";
+  EXPECT_EQ(run_cli("tile --topk 2 --emit triton").out.find("# padding"), std::string::npos);
+  // M only a loop bound: nothing to pad, no comment.
+  EXPECT_EQ(run_cli("tile --m 1000 --topk 2 --emit tilelang").out.find("# padding"), std::string::npos);
+}
+
 TEST(TileCli, Padding_EveryLineOfAShapesFileCarriesIt) {
   const std::string path = ::testing::TempDir() + "tileplan_shapes_padding.txt";
   {
