@@ -106,3 +106,22 @@ def test_no_padding_warning_under_the_seed_model():
         warnings.simplefilter("always")
         hook(CONFIGS, _sizes(2048, 50257, 4096))
     assert caught == []
+
+
+def test_the_planners_padding_checks_its_problem():
+    import pytest
+
+    import tileplan.triton as tt
+
+    planner = tt._planner("h200", None, None, "auto", "calibrated", None, None, None, None, None, None, None)
+    base = {"m": 64, "n": 64, "k": 64, "dtype": "float16", "out_dtype": None, "a_layout": "row", "b_layout": "row",
+            "lda": 0, "ldb": 0, "ldc": 0}
+    assert planner.padding(base) is None
+    summary, speedup, extra, unpadded, padded = planner.padding(dict(base, n=50257, k=4096, m=2048))
+    assert summary == "N 50257->50272" and speedup > 1 and 0 < extra < 1e-3 and padded < unpadded
+    for bad in (dict(base, m=0), dict(base, n=-5), dict(base, k=2**40), dict(base, dtype="int8"),
+                dict(base, ldb=3), dict(base, m=2**31, n=2**31, k=2**31)):
+        with pytest.raises(tileplan.Error):
+            planner.padding(bad)
+    with pytest.raises(TypeError):
+        planner.padding(dict(base, m="64"))
