@@ -483,8 +483,7 @@ namespace {
 // whether A's rows repeat in its tile.
 bool same_access(const ProblemAccess& a, const ProblemAccess& b) {
   return a.a.vector_bytes == b.a.vector_bytes && a.b.vector_bytes == b.b.vector_bytes &&
-         a.c.vector_bytes == b.c.vector_bytes && a.a.repeated_rows == b.a.repeated_rows &&
-         a.b.through_registers == b.b.through_registers;
+         a.c.vector_bytes == b.c.vector_bytes && a.a.repeated_rows == b.a.repeated_rows;
 }
 
 // The parts worth padding (each alone where it changes what the kernel
@@ -505,12 +504,13 @@ std::vector<unsigned> padding_choices(const GemmProblem& p) {
 }
 
 // Each choice's padded problem priced by `price` (a verdict with a finite
-// prediction, or nothing), ranked against `unpadded`.
+// prediction, or nothing), ranked against `unpadded` (a copy: `price` may
+// reuse the buffer it came from).
 template <typename Price>
 std::optional<PaddingAdvice> rank_padding(const GemmProblem& p, const std::vector<unsigned>& choices,
-                                          const Verdict& unpadded, Price price) {
+                                          Verdict unpadded, Price price) {
   PaddingAdvice advice;
-  advice.unpadded = unpadded;
+  advice.unpadded = std::move(unpadded);
   const double work = static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k);
   for (unsigned parts : choices) {
     PaddingOption o;
@@ -520,6 +520,7 @@ std::optional<PaddingAdvice> rank_padding(const GemmProblem& p, const std::vecto
     std::optional<Verdict> v = price(o.padded);
     if (!v) continue;
     o.best = std::move(*v);
+    o.speedup = advice.unpadded.predicted_us / o.best.predicted_us;
     o.extra_work = static_cast<double>(o.padded.m) * static_cast<double>(o.padded.n) *
                        static_cast<double>(o.padded.k) / work -
                    1.0;

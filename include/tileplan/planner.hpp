@@ -233,6 +233,7 @@ struct PaddingOption {
   GemmProblem padded;       // padded_problem(p, parts)
   double extra_work = 0;    // M'·N'·K' / (M·N·K) - 1
   Verdict best;             // the padded problem's first pick (predicted_us)
+  double speedup = 0;       // PaddingAdvice::unpadded's predicted time over best's
 };
 struct PaddingAdvice {
   Verdict unpadded;                    // the problem's own first pick

@@ -377,8 +377,8 @@ class FastPlanner {
     }
     if (!advice) return py::none();
     const PaddingOption& o = advice->options.front();
-    return py::make_tuple(render::padding_summary(p, o), advice->unpadded.predicted_us / o.best.predicted_us,
-                          o.extra_work, advice->unpadded.predicted_us, o.best.predicted_us);
+    return py::make_tuple(render::padding_summary(p, o), o.speedup, o.extra_work, advice->unpadded.predicted_us,
+                          o.best.predicted_us);
   }
   int64_t group_m() const { return planner_->family().group_m; }
   bool splits() const { return space_splits(*planner_); }

@@ -35,12 +35,11 @@ std::string header(const TileReport& r) {
   // for the problem as given.
   if (r.padding) {
     const PaddingOption& o = r.padding->options.front();
-    const double speedup = r.padding->unpadded.predicted_us / o.best.predicted_us;
-    if (speedup >= kPaddingPays)
+    if (o.speedup >= kPaddingPays)
       fmt::format_to(std::back_inserter(s),
                      "# padding {} (A and B zero-filled, C's added part dropped) is predicted {:.2f}x faster: "
                      "`tileplan tile` lists the options; these configurations are for the problem as given\n",
-                     padding_summary(p, o), speedup);
+                     padding_summary(p, o), o.speedup);
   }
   return s;
 }

@@ -173,7 +173,7 @@ void padding_json(std::string& s, const TileReport& r) {
     s += ",\"predicted_us\":";
     append_json_number(s, p.best.predicted_us);
     s += ",\"speedup\":";
-    append_json_number(s, a.unpadded.predicted_us / p.best.predicted_us);
+    append_json_number(s, p.speedup);
     fmt::format_to(o,
                    ",\"config\":{{\"block_m\":{},\"block_n\":{},\"block_k\":{},\"stages\":{},\"threads\":{},"
                    "\"split_k\":{},\"instr\":\"{}\"}}}}",
@@ -277,11 +277,10 @@ void padding_text(std::string& s, const TileReport& r) {
                  "\npadding  up to multiples of 16 (A and B zero-filled, C's added part dropped); as given {:.1f} us\n",
                  a.unpadded.predicted_us);
   for (const PaddingOption& p : a.options) {
-    const double speedup = a.unpadded.predicted_us / p.best.predicted_us;
     const TileConfig& c = p.best.config;
     fmt::format_to(o, "  {:<34} {:>12} {:>9.1f} us {:>6.2f}x  {:<5}  {}x{}x{}, {} stages, {} threads{}\n",
-                   padding_summary(r.problem, p), padding_work(p.extra_work), p.best.predicted_us, speedup,
-                   padding_verdict(speedup), c.block_m, c.block_n,
+                   padding_summary(r.problem, p), padding_work(p.extra_work), p.best.predicted_us, p.speedup,
+                   padding_verdict(p.speedup), c.block_m, c.block_n,
                    c.block_k, c.stages, c.threads,
                    c.split_k > 1 ? fmt::format(", split_k {}", c.split_k) : std::string());
   }
@@ -498,12 +497,10 @@ std::string diagnose_text(const TileReport& r) {
                      fmt::join(std::begin(kSplitFactors) + 1, std::end(kSplitFactors), ", "), a.unsplit_us);
   }
   if (r.padding)
-    for (const PaddingOption& p : r.padding->options) {
-      const double speedup = r.padding->unpadded.predicted_us / p.best.predicted_us;
+    for (const PaddingOption& p : r.padding->options)
       fmt::format_to(o, "   padding                 {}: {} ({}): this tile {:.1f} us against {:.1f} us ({:.2f}x)\n",
-                     padding_verdict(speedup), padding_summary(r.problem, p), padding_work(p.extra_work),
-                     p.best.predicted_us, r.padding->unpadded.predicted_us, speedup);
-    }
+                     padding_verdict(p.speedup), padding_summary(r.problem, p), padding_work(p.extra_work),
+                     p.best.predicted_us, r.padding->unpadded.predicted_us, p.speedup);
 
   s += '\n';
   if (!v.failures.empty()) {

@@ -33,7 +33,7 @@ struct TileReport {
   bool split_space = false;        // the space holds split_k > 1: show the split column, emit SPLIT_K
   int64_t min_split_k = 1;         // sweep: the space's smallest split factor
   std::optional<SplitAdvice> split_advice;  // diagnose: whether splitting K pays for the tile
-  std::optional<PaddingAdvice> padding;     // sweep, calibrated: what rounding M, N, K or the leading dimensions up buys
+  std::optional<PaddingAdvice> padding;     // calibrated: what rounding M, N, K or the leading dimensions up buys
   // The device as JSON, rendered once by device_json() when many reports
   // share one device (batch mode); nothing = render it each time.
   const std::string* device_json = nullptr;
