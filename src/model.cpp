@@ -210,6 +210,7 @@ TileCosts unstaged_tile_costs(const Device& dev, const TileConfig& cfg, const Ge
   // Exactly one operand through registers: the other is still copied
   // asynchronously, stages - 1 ahead (its buffers scale with the stages).
   t.single_narrow = acc.a.through_registers != acc.b.through_registers;
+  t.narrow_b_mn = t.single_narrow && acc.b.through_registers && !acc.b.async_copy && p.b_layout == Layout::row;
   const bool paired_b_mn = t.paired_narrow && p.b_layout == Layout::row;
   t.narrow_us = ((loads_a + loads_b) * (t.paired_narrow ? k.paired_narrow_cycles : k.narrow_access_cycles) +
                  (paired_b_mn ? loads_b * k.paired_b_mn_cycles : 0.0)) / dev.boost_clock_mhz;
@@ -451,6 +452,12 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   // A round of j programs on one SM: each one's critical path (start, first
   // load, main loop, epilogue), or the SM's resources busy with all j.
   const SmoothTable* smooth = k.overlap_power > 0 ? &smooth_table(k.overlap_power) : nullptr;
+  // B alone through registers with N contiguous: each warp-wide load's lanes
+  // read different rows of B (about 27 sectors a request, against the few of
+  // the loads narrow_access_cycles was fitted on), and every step of such a
+  // kernel takes 1 + narrow_b_mn_step_share times the modeled one
+  // (docs/model.md §3, "B through registers, N contiguous").
+  const double step_scale = t.narrow_b_mn ? 1.0 + k.narrow_b_mn_step_share : 1.0;
   auto tile_us = [&](int64_t j) {
     const double jd = static_cast<double>(j);
     // The SM's busiest resource and the round trip overlap imperfectly when
@@ -464,8 +471,8 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
     // measured, their two-block configurations are no slower than predicted
     // without the queue (docs/model.md §3, "Narrow stores of C queue").
     const double queued_us = t.paired_narrow ? 0.0 : (jd - 1.0) * narrow_store_us;
-    const double path = k.tile_overhead_us + latency_us + kt * (period + in_step_us) + epilogue_us + queued_us;
-    return std::max(path, jd * (kt * busy_us + epilogue_us));
+    const double path = k.tile_overhead_us + latency_us + kt * (period * step_scale + in_step_us) + epilogue_us + queued_us;
+    return std::max(path, jd * (kt * busy_us * step_scale + epilogue_us));
   };
   const int64_t per_sm = ceil_div(programs, sms);
   const int64_t b = t.blocks_per_sm;
@@ -510,7 +517,7 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
     d.round_trip_us = chain_us;
     const double jd = static_cast<double>(j_round);
     d.busiest_us = std::max({jd * mma_transpose_us, jd * t.narrow_us, issue_us, jd * load_us});
-    d.iteration_us = smooth_max(d.busiest_us, chain_us, k.overlap_power) + in_step_us;
+    d.iteration_us = smooth_max(d.busiest_us, chain_us, k.overlap_power) * step_scale + in_step_us;
     d.epilogue_us = epilogue_us;
     d.launch_us = k.launch_us;
     d.sm_us = sm_us;

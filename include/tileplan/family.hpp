@@ -89,6 +89,7 @@ namespace tileplan {
   X(nmajor_wide_unit_cost, "", "share added to the MMA time of a block of one warpgroup 256 columns wide (64x256 with 4 warps, wgmma) where B sits N-major in shared memory (b_layout row, 16-bit types): it issues more instructions per K step than with B K-major and is SM-bound where the grid leaves it an SM of its own (0: not priced)") \
   X(copy_bytes_per_cycle, "B", "bytes a cycle one program's asynchronous copies of a stage arrive at, at most: a stage's round trip takes its bytes at the lesser of this and the program's L2 share (0: no cap); wgmma tiles") \
   X(mma_copy_bytes_per_cycle, "B", "the same cap for the tiles that compile to mma.sync (block_M 16 or 32), whatever the input type (0: no cap)") \
+  X(narrow_b_mn_step_share, "", "share added to every main-loop step of a kernel whose B alone goes through registers with N contiguous (b_layout row, 2-byte loads; A copied asynchronously): the lanes of each warp-wide load read different rows of B, about 27 sectors a request (data/h200-profile-row-alignment), and such kernels run about twice their modeled steps whatever the tile (0: not priced)") \
   X(in_step_a_ns, "ns", "time added to each main-loop step per copy of A's lines that programs walking K in step request at once, where A has M < 16 rows repeated in the tile (row-major, copied asynchronously): (programs resident at once / split factor) x block_M / M copies; 0: not priced")
 
 struct TimeConstants {

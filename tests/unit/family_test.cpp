@@ -240,6 +240,17 @@ TEST(Family, EveryRule_IsAnErrorNamingTheKey) {
       {"/time/constants/in_step_a_ns", 0.03, false, "'time.constants.in_step_a_ns' must be an object"},
       {"/by_input_type/float8_e4m3/time/in_step_a_ns", json::object({{"value", -1}}), false,
        "in_step_a_ns -1 must be a finite number between 0 and 1e9 (for float8_e4m3)"},
+      // narrow_b_mn_step_share: optional, in range when present.
+      {"/time/constants/narrow_b_mn_step_share/value", -0.5, false,
+       "narrow_b_mn_step_share -0.5 must be a finite number between 0 and 1e9"},
+      {"/time/constants/narrow_b_mn_step_share/value", 1e300, false,
+       "narrow_b_mn_step_share 1e+300 must be a finite number between 0 and 1e9"},
+      {"/time/constants/narrow_b_mn_step_share/value", nullptr, false,
+       "'time.constants.narrow_b_mn_step_share.value' must be a number"},
+      {"/time/constants/narrow_b_mn_step_share", "0.45", false,
+       "'time.constants.narrow_b_mn_step_share' must be an object"},
+      {"/by_input_type/float8_e5m2/time/narrow_b_mn_step_share", json::object({{"value", -1}}), false,
+       "narrow_b_mn_step_share -1 must be a finite number between 0 and 1e9 (for float8_e5m2)"},
       {"/space/block_m", json::array(), false, "space.block_m"},
       // The epilogue's row term: optional, in range when present.
       {"/registers/constants/per_narrow_c_row_accumulator/value", 2e6, false,
