@@ -12,6 +12,15 @@ namespace {
 
 using nlohmann::json;
 
+// One object per line of JSON Lines output (`--shapes`).
+std::vector<json> json_lines(const std::string& out) {
+  std::istringstream lines(out);
+  std::string line;
+  std::vector<json> objs;
+  while (std::getline(lines, line)) objs.push_back(json::parse(line));
+  return objs;
+}
+
 TEST(TileCli, Defaults_PrintRankedTable) {
   const CliResult r = run_cli("tile");
   ASSERT_EQ(r.status, 0) << r.err;
@@ -90,10 +99,7 @@ TEST(TileCli, Shapes_WritesOneJsonLinePerShape) {
   }
   const CliResult r = run_cli("tile --shapes " + path + " --topk 2");
   ASSERT_EQ(r.status, 0) << r.err;
-  std::istringstream lines(r.out);
-  std::string line;
-  std::vector<json> objs;
-  while (std::getline(lines, line)) objs.push_back(json::parse(line));
+  const std::vector<json> objs = json_lines(r.out);
   ASSERT_EQ(objs.size(), 3u);
   EXPECT_EQ(objs[1]["problem"]["m"], 128);
   EXPECT_EQ(objs[2]["problem"]["n"], 8192);
@@ -176,10 +182,7 @@ TEST(TileCli, Padding_EveryLineOfAShapesFileCarriesIt) {
   }
   const CliResult r = run_cli("tile --shapes " + path + " --topk 1");
   ASSERT_EQ(r.status, 0) << r.err;
-  std::istringstream lines(r.out);
-  std::string line;
-  std::vector<json> objs;
-  while (std::getline(lines, line)) objs.push_back(json::parse(line));
+  const std::vector<json> objs = json_lines(r.out);
   ASSERT_EQ(objs.size(), 3u);
   EXPECT_TRUE(objs[0]["padding"].is_null());
   EXPECT_EQ(objs[1]["padding"]["options"][0]["n"], 50272);
