@@ -5,21 +5,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json_lines.hpp"
 #include "run_cli.hpp"
 
 namespace tileplan::test {
 namespace {
 
 using nlohmann::json;
-
-// One object per line of JSON Lines output (`--shapes`).
-std::vector<json> json_lines(const std::string& out) {
-  std::istringstream lines(out);
-  std::string line;
-  std::vector<json> objs;
-  while (std::getline(lines, line)) objs.push_back(json::parse(line));
-  return objs;
-}
 
 TEST(TileCli, Defaults_PrintRankedTable) {
   const CliResult r = run_cli("tile");

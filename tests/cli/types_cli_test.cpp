@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json_lines.hpp"
 #include "run_cli.hpp"
 
 namespace tileplan::test {
@@ -37,13 +38,6 @@ std::string write_file(const std::string& name, const std::string& content) {
   std::ofstream f(path, std::ios::binary);
   f << content;
   return path;
-}
-
-std::vector<json> json_lines(const std::string& out) {
-  std::vector<json> objs;
-  std::istringstream lines(out);
-  for (std::string line; std::getline(lines, line);) objs.push_back(json::parse(line));
-  return objs;
 }
 
 TEST(TypesCli, Fp8OnH200_BlockKMultipleOf32) {
