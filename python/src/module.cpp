@@ -182,7 +182,6 @@ py::object diagnose(py::dict kwargs) {
   report.candidates.push_back(take(tileplan::diagnose(p, dev, cfg, model, family)));
   report.feasible_count = report.candidates.front().feasible() ? 1 : 0;
   report.split_space = cfg.split_k > 1;
-  if (model == Model::calibrated) report.padding = take(padding_advice(p, dev, cfg, family));
   return from_json(render::tile_json(report));
 }
 
