@@ -142,7 +142,10 @@ TEST(FitCli, EpilogueRuleReproducesTheShippedConstant) {
   const std::string data = source_path("data/h200-triton-v5b") + " " + source_path("data/h200-triton-v9") + " " +
                            source_path("data/h200-triton-v20");
   const std::string out = temp_path("epilogue");
-  const CliResult r = run_program(TILEPLAN_FIT_EXE, "--epilogue-rule --device h200 " + data + " --output " + out);
+  // The 2-D grid takes about 45 s under ASan on one core: each call gets a
+  // limit with room (run_program's default is 60 s).
+  const CliResult r =
+      run_program(TILEPLAN_FIT_EXE, "--epilogue-rule --device h200 " + data + " --output " + out, 300);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("1186 compiled configurations with narrow stores of C; blocks/SM and spill flags equal "
                        "2205 times with per_narrow_c_accumulator 0.00, per_narrow_c_row 2.40"),
@@ -161,7 +164,8 @@ TEST(FitCli, EpilogueRuleReproducesTheShippedConstant) {
     f << start.dump(2);
   }
   const CliResult again =
-      run_program(TILEPLAN_FIT_EXE, "--epilogue-rule --device h200 --family-file " + in + " " + data + " --output " + out);
+      run_program(TILEPLAN_FIT_EXE, "--epilogue-rule --device h200 --family-file " + in + " " + data + " --output " + out,
+                  300);
   ASSERT_EQ(again.status, 0) << again.err;
   EXPECT_NE(again.out.find("equal 2043 times with per_narrow_c_accumulator 0.00, per_narrow_c_row 0.00"),
             std::string::npos)
@@ -181,7 +185,7 @@ TEST(FitCli, EpilogueRuleReproducesTheShippedConstant) {
     f << before.dump(2);
   }
   const CliResult old_rule =
-      run_program(TILEPLAN_FIT_EXE, "--epilogue-rule --device h200 --family-file " + in + " " + data);
+      run_program(TILEPLAN_FIT_EXE, "--epilogue-rule --device h200 --family-file " + in + " " + data, 300);
   ASSERT_EQ(old_rule.status, 0) << old_rule.err;
   EXPECT_NE(old_rule.out.find("equal 2187 times with per_narrow_c_accumulator 2.40, per_narrow_c_row 0.00"),
             std::string::npos)
@@ -194,7 +198,8 @@ TEST(FitCli, EpilogueRuleReproducesTheShippedConstant) {
     f << none.dump(2);
   }
   const CliResult v20 = run_program(TILEPLAN_FIT_EXE, "--epilogue-rule --device h200 --family-file " + in + " " +
-                                                          source_path("data/h200-triton-v20"));
+                                                          source_path("data/h200-triton-v20"),
+                                    300);
   ASSERT_EQ(v20.status, 0) << v20.err;
   EXPECT_NE(v20.out.find("0.00, 2.40, 0.90 on " + source_path("data/h200-triton-v20") +
                          ": blocks/SM equal 336/336, spill flag equal 336/336"),
