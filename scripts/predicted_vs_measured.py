@@ -1,23 +1,46 @@
 #!/usr/bin/env python3
 """How close the calibrated model's predicted times are to the measured ones.
 
-For each shape of the given datasets (and split), runs `tileplan tile` over the
-measured grid, pairs every feasible configuration's predicted_us with its
-measured time, and prints the ratio's median, 10th and 90th percentiles and
-mean absolute log error, for all configurations and for those within 1.2x of
-the shape's best.
+For each measured shape of the given datasets (and split), runs `tileplan
+tile` over the measured grid with the shape's input type, layouts and leading
+dimensions, pairs every feasible configuration's predicted_us with its
+measured time (unsplit configurations only), and prints the ratio's median,
+10th and 90th percentiles, mean absolute log error and geometric mean, for
+all configurations and for those within --near (1.2) of the shape's best.
+
+--by splits both lines by a property of each configuration:
+
+    class    the divisibility class the harness measured it in (type,
+             layouts, which of M, N, K are multiples of 16);
+    spill    what the model predicts of its registers: "held tiles spill"
+             (operand tiles held in registers spill, priced per register by
+             spill_access_cycles), "epilogue spills" (narrow stores of C),
+             "accumulators spill" (spill_factor), or "no spill";
+    class+spill  both.
 
     python3 scripts/predicted_vs_measured.py --split heldout data/h200-triton-v2 data/h200-triton-v4
+    python3 scripts/predicted_vs_measured.py --by class+spill --near 1.5 data/h200-triton-v24
+
+Standard library only.
 """
 import argparse
 import json
 import math
 import pathlib
+import re
 import subprocess
+import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 GRID = ["--block-m", "64,128,256", "--block-n", "64,128,256", "--block-k", "32,64,128",
         "--stages", "2,3,4,5", "--threads", "128,256"]
+CONFIG_KEY = re.compile(r"^(\d+)x(\d+)x(\d+)_s(\d+)_w(\d+)$")
+
+
+def fail(message):
+    """One line on stderr, exit status 2: bad input."""
+    print(f"predicted_vs_measured.py: {message}", file=sys.stderr)
+    sys.exit(2)
 
 
 def pct(xs, q):
@@ -25,40 +48,105 @@ def pct(xs, q):
     return xs[min(len(xs) - 1, max(0, round(q * (len(xs) - 1))))]
 
 
+def case_name(m, n, k, dtype, a_layout, b_layout):
+    """The name split.json gives a case: MxNxK, with :dtype:LL unless fp16 with A and B row-major."""
+    name = f"{m}x{n}x{k}"
+    if (dtype, a_layout, b_layout) != ("float16", "row", "row"):
+        name += f":{dtype}:{a_layout[0]}{b_layout[0]}"
+    return name
+
+
+def spill_kind(c):
+    if c.get("spilled_registers", 0) > 0:
+        return "held tiles spill"
+    if c.get("epilogue_spilled_registers", 0) > 0:
+        return "epilogue spills"
+    if c.get("spills"):
+        return "accumulators spill"
+    return "no spill"
+
+
+def load(ds):
+    """{(M, N, K, dtype, a_layout, b_layout, lda, ldb, ldc): ({config key: us}, class)} of one dataset."""
+    cases = {}
+    for number, line in enumerate((ds / "timings.jsonl").read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            r = json.loads(line)
+            if r.get("ms") is None or not CONFIG_KEY.match(r["key"]) or r.get("split_k", 1) != 1:
+                continue
+            dims = tuple(int(r[d]) for d in "MNK")
+            case = (*dims, r.get("dtype", "float16"), r.get("a_layout", "row"), r.get("b_layout", "row"),
+                    r.get("lda"), r.get("ldb"), r.get("ldc"))
+            times, _ = cases.setdefault(case, ({}, r.get("class", "float16:rr:" + "".join(
+                "MNK"[i] if d % 16 == 0 else "mnk"[i] for i, d in enumerate(dims)))))
+            ms = float(r["ms"])
+            if not (ms > 0 and math.isfinite(ms)):
+                raise ValueError(f"ms {r['ms']} is not a positive time")
+            times[r["key"]] = ms * 1e3
+        except (ValueError, KeyError, TypeError, AttributeError) as e:
+            fail(f"{ds}/timings.jsonl line {number}: not a timing row of the harness ({type(e).__name__}: {e})")
+    return cases
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        fail(message)
+
+
 def main():
-    ap = argparse.ArgumentParser()
+    ap = Parser(description=__doc__.splitlines()[0])
     ap.add_argument("datasets", nargs="+")
     ap.add_argument("--split", choices=["calibration", "heldout", "all"], default="all")
+    ap.add_argument("--near", type=float, default=1.2, help="the near-best line's bound over the best (default 1.2)")
+    ap.add_argument("--by", choices=["none", "class", "spill", "class+spill"], default="none")
     ap.add_argument("--tileplan", default=str(ROOT / "build" / "release" / "tileplan"))
     a = ap.parse_args()
-    ratios, near = [], []
-    for ds in a.datasets:
-        d = pathlib.Path(ds)
-        split = json.loads((d / "split.json").read_text()) if (d / "split.json").exists() else {}
+    if not (a.near >= 1.0 and math.isfinite(a.near)):
+        fail(f"--near {a.near}: must be a finite number of at least 1")
+    groups = {}  # (group, near?) -> ratios predicted / measured
+    for name in a.datasets:
+        ds = pathlib.Path(name)
+        if not (ds / "timings.jsonl").is_file():
+            fail(f"{ds}: no timings.jsonl (a dataset directory of the harness)")
+        split = json.loads((ds / "split.json").read_text()) if (ds / "split.json").exists() else {}
         held = set(split.get("held_out", []))
-        times = {}
-        for line in (d / "timings.jsonl").read_text().splitlines():
-            r = json.loads(line)
-            if r["key"] != "cublas" and r.get("ms") is not None:
-                times.setdefault((r["M"], r["N"], r["K"]), {})[r["key"]] = r["ms"] * 1e3
-        for (m, n, k), measured in times.items():
-            name = f"{m}x{n}x{k}"
-            if a.split == "heldout" and name not in held or a.split == "calibration" and name in held:
+        for case, (measured, cls) in sorted(load(ds).items(), key=lambda kv: str(kv[0])):
+            m, n, k, dtype, a_layout, b_layout, lda, ldb, ldc = case
+            is_held = case_name(m, n, k, dtype, a_layout, b_layout) in held
+            if a.split == "heldout" and not is_held or a.split == "calibration" and is_held:
                 continue
-            out = subprocess.run([a.tileplan, "tile", "--m", str(m), "--n", str(n), "--k", str(k), "--topk", "0",
-                                  "--format", "json", *GRID], check=True, capture_output=True, text=True).stdout
+            args = [a.tileplan, "tile", "--m", str(m), "--n", str(n), "--k", str(k), "--dtype", dtype,
+                    "--a-layout", a_layout, "--b-layout", b_layout, "--topk", "0", "--format", "json", *GRID]
+            for flag, ld in (("--lda", lda), ("--ldb", ldb), ("--ldc", ldc)):
+                if ld:
+                    args += [flag, str(ld)]
+            run = subprocess.run(args, capture_output=True, text=True)
+            if run.returncode != 0:
+                fail(f"{case_name(m, n, k, dtype, a_layout, b_layout)}: tileplan tile: {run.stderr.strip()}")
+            out = run.stdout
             best = min(measured.values())
             for c in json.loads(out)["candidates"]:
                 key = f"{c['block_m']}x{c['block_n']}x{c['block_k']}_s{c['stages']}_w{c['threads'] // 32}"
-                if key in measured:
-                    r = c["predicted_us"] / measured[key]
-                    ratios.append(r)
-                    if measured[key] <= 1.2 * best:
-                        near.append(r)
-    for label, xs in (("all", ratios), ("within 1.2x of the best", near)):
+                if key not in measured:
+                    continue
+                group = {"none": "", "class": cls, "spill": spill_kind(c),
+                         "class+spill": f"{cls} {spill_kind(c)}"}[a.by]
+                r = c["predicted_us"] / measured[key]
+                groups.setdefault((group, False), []).append(r)
+                if measured[key] <= a.near * best:
+                    groups.setdefault((group, True), []).append(r)
+    if not groups:
+        fail("no measured configuration in the datasets and split given")
+    near_label = f"within {a.near:g}x of the best"
+    labels = {key: (key[0] + " " if key[0] else "") + (near_label if key[1] else "all") for key in groups}
+    width = max(26, *(len(label) for label in labels.values()))
+    for key, xs in sorted(groups.items()):
         mal = sum(abs(math.log(x)) for x in xs) / len(xs)
-        print(f"{label:<26} n={len(xs):5d}  median {pct(xs, 0.5):.3f}  p10-p90 {pct(xs, 0.1):.3f}-{pct(xs, 0.9):.3f}"
-              f"  mean |log| {mal:.3f}")
+        geo = math.exp(sum(math.log(x) for x in xs) / len(xs))
+        print(f"{labels[key]:<{width}} n={len(xs):5d}  median {pct(xs, 0.5):.3f}  p10-p90 {pct(xs, 0.1):.3f}-{pct(xs, 0.9):.3f}"
+              f"  mean |log| {mal:.3f}  geomean {geo:.3f}")
 
 
 if __name__ == "__main__":
