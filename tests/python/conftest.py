@@ -46,6 +46,14 @@ def cli_error(*args):
     return err[len("tileplan: "):-1]
 
 
+def script_error(p, prefix):
+    """A script's refusal (a CompletedProcess): exit 2, nothing on stdout,
+    one line on stderr that starts with `prefix`."""
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    assert p.stdout == ""
+    assert len(p.stderr.splitlines()) == 1 and p.stderr.startswith(prefix), p.stderr
+
+
 # Flags whose keyword is not the flag's name with '_' for '-'.
 KEYWORD_OF_FLAG = {"topk": "top_k"}
 

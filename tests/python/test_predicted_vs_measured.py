@@ -7,7 +7,7 @@ import re
 import subprocess
 import sys
 
-from conftest import CLI, cli_json
+from conftest import CLI, cli_json, script_error
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "predicted_vs_measured.py"
@@ -92,9 +92,7 @@ def test_by_spill_separates_held_tile_spills(tmp_path):
 
 
 def one_line_error(p):
-    assert p.returncode == 2, (p.stdout, p.stderr)
-    assert p.stdout == ""
-    assert len(p.stderr.splitlines()) == 1 and p.stderr.startswith("predicted_vs_measured.py: "), p.stderr
+    script_error(p, "predicted_vs_measured.py: ")
 
 
 def test_bad_input_is_one_line_and_exit_2(tmp_path):

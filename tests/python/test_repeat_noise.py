@@ -4,6 +4,8 @@ import pathlib
 import subprocess
 import sys
 
+from conftest import script_error
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "repeat_noise.py"
 
@@ -30,9 +32,7 @@ def test_repeat_of_several_datasets_finds_each_case_in_its_first_run():
 
 
 def one_line_error(p):
-    assert p.returncode == 2, (p.stdout, p.stderr)
-    assert p.stdout == ""
-    assert len(p.stderr.splitlines()) == 1 and p.stderr.startswith("repeat_noise: "), p.stderr
+    script_error(p, "repeat_noise: ")
 
 
 def test_bad_input_is_one_line_and_exit_2(tmp_path):
