@@ -110,8 +110,11 @@ def main():
         ds = pathlib.Path(name)
         if not (ds / "timings.jsonl").is_file():
             fail(f"{ds}: no timings.jsonl (a dataset directory of the harness)")
-        split = json.loads((ds / "split.json").read_text()) if (ds / "split.json").exists() else {}
-        held = set(split.get("held_out", []))
+        try:
+            split = json.loads((ds / "split.json").read_text()) if (ds / "split.json").exists() else {}
+            held = set(split.get("held_out", []))
+        except (ValueError, TypeError, AttributeError) as e:
+            fail(f"{ds}/split.json: not a split of the harness ({type(e).__name__}: {e})")
         for case, (measured, cls) in sorted(load(ds).items(), key=lambda kv: str(kv[0])):
             m, n, k, dtype, a_layout, b_layout, lda, ldb, ldc = case
             is_held = case_name(m, n, k, dtype, a_layout, b_layout) in held

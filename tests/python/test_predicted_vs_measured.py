@@ -108,6 +108,11 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path):
                 json.dumps({k: v for k, v in good.items() if k != "K"})):
         (tmp_path / "timings.jsonl").write_text(bad + "\n")
         one_line_error(run(tmp_path))
+    (tmp_path / "timings.jsonl").write_text(json.dumps(good) + "\n")
+    for bad in ("{", "[1]", '{"held_out": 5}'):
+        (tmp_path / "split.json").write_text(bad)
+        one_line_error(run(tmp_path))
+    (tmp_path / "split.json").unlink()
     (tmp_path / "timings.jsonl").write_text(json.dumps({**good, "M": -5}) + "\n")
     one_line_error(run(tmp_path))  # the tool's own rule, in one line
     (tmp_path / "timings.jsonl").write_text(json.dumps({**good, "M": 2**40, "N": 2**40}) + "\n")
