@@ -125,7 +125,10 @@ def main():
             for flag, ld in (("--lda", lda), ("--ldb", ldb), ("--ldc", ldc)):
                 if ld:
                     args += [flag, str(ld)]
-            run = subprocess.run(args, capture_output=True, text=True)
+            try:
+                run = subprocess.run(args, capture_output=True, text=True)
+            except OSError as e:
+                fail(f"--tileplan {a.tileplan}: cannot run it ({e.strerror or e})")
             if run.returncode != 0:
                 fail(f"{case_name(m, n, k, dtype, a_layout, b_layout)}: tileplan tile: {run.stderr.strip()}")
             out = run.stdout

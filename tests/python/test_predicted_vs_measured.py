@@ -101,6 +101,10 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path):
     one_line_error(run("--near", 0.5, ROOT / "data/h200-triton-v4"))
     one_line_error(run("--near", "nan", ROOT / "data/h200-triton-v4"))
     one_line_error(run(tmp_path))  # no timings.jsonl
+    for tool in (tmp_path / "missing", tmp_path, ""):  # no such program, a folder, empty
+        p = subprocess.run([sys.executable, str(SCRIPT), "--tileplan", str(tool), ROOT / "data/h200-triton-v4"],
+                           capture_output=True, text=True, timeout=60)
+        one_line_error(p)
     one_line_error(run("--split", "heldout", ROOT / "data/h200-triton-v20"))  # every case calibration
     good = {"M": 64, "N": 64, "K": 64, "key": "64x64x32_s2_w4", "ms": 0.01}
     for bad in ('{"M": 64, "N":', "[1]", json.dumps({**good, "ms": 0}), json.dumps({**good, "ms": -1}),
