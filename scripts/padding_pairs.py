@@ -30,6 +30,7 @@ Standard library only:
 
   python3 scripts/padding_pairs.py                       # every data/h200-triton* set
   python3 scripts/padding_pairs.py --tileplan build/release/tileplan data/h200-triton-v21 data/h200-triton-v5a
+  python3 scripts/padding_pairs.py --device h100-sxm data/h100-triton-pad1   # timed on an H100
 """
 
 import argparse
@@ -44,6 +45,17 @@ CONFIG_KEY = re.compile(r"^(\d+)x(\d+)x(\d+)_s(\d+)_w(\d+)$")
 PAYS = 1.05  # kPaddingPays in include/tileplan/planner.hpp
 
 
+def fail(message):
+    """One line on stderr, exit status 2: bad input."""
+    print(f"padding_pairs.py: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        fail(message)
+
+
 def load(datasets):
     """(M, N, K, dtype, a_layout, b_layout) -> (set, {config key: ms}) from the
     set that measured the most configurations of that shape (unsplit, packed)."""
@@ -54,17 +66,28 @@ def load(datasets):
         except OSError:
             continue
         with f:
-            for line in f:
+            for no, line in enumerate(f, 1):
                 if not line.strip():
                     continue
-                r = json.loads(line)
+                where = f"{ds}/timings.jsonl:{no}"
+                try:
+                    r = json.loads(line)
+                except ValueError:
+                    fail(f"{where}: not a JSON object")
+                if not isinstance(r, dict) or not isinstance(r.get("key"), str):
+                    fail(f"{where}: a row is a JSON object with a string \"key\"")
                 if r.get("ms") is None or not CONFIG_KEY.match(r["key"]) or r.get("split_k", 1) != 1:
                     continue
                 if r.get("lda") or r.get("ldb") or r.get("ldc"):
                     continue
-                shape = (r["M"], r["N"], r["K"], r.get("dtype", "float16"), r.get("a_layout", "row"),
-                         r.get("b_layout", "row"))
-                per_set.setdefault(shape, {}).setdefault(ds, {})[r["key"]] = r["ms"]
+                dims = [r.get(d) for d in "MNK"]
+                if not all(type(d) is int and d > 0 for d in dims):
+                    fail(f"{where}: M, N and K must be positive integers")
+                ms = r["ms"]
+                if type(ms) not in (int, float) or not 0 < ms < math.inf:
+                    fail(f"{where}: ms must be a positive finite number of milliseconds, got {ms!r}")
+                shape = (*dims, r.get("dtype", "float16"), r.get("a_layout", "row"), r.get("b_layout", "row"))
+                per_set.setdefault(shape, {}).setdefault(ds, {})[r["key"]] = ms
     return {shape: max(sets.items(), key=lambda kv: len(kv[1])) for shape, sets in per_set.items()}
 
 
@@ -98,13 +121,16 @@ def measured_space(*grids):
     return [x for f, v in zip(flags, values) for x in (f, ",".join(map(str, sorted(v))))]
 
 
-def plan(tileplan, shape, space):
+def plan(tileplan, device, shape, space):
     m, n, k, dtype, a, b = shape
-    args = [tileplan, "tile", "--m", str(m), "--n", str(n), "--k", str(k), "--dtype", dtype, "--a-layout", a,
-            "--b-layout", b, "--topk", "1", "--format", "json", *space]
-    r = subprocess.run(args, capture_output=True, text=True)
+    args = [tileplan, "tile", "--device", device, "--m", str(m), "--n", str(n), "--k", str(k), "--dtype", dtype,
+            "--a-layout", a, "--b-layout", b, "--topk", "1", "--format", "json", *space]
+    try:
+        r = subprocess.run(args, capture_output=True, text=True)
+    except OSError as e:
+        fail(f"--tileplan {tileplan}: cannot run it ({e.strerror or e})")
     if r.returncode != 0:
-        sys.exit(f"padding_pairs: {' '.join(args)} failed: {r.stderr.strip()}")
+        fail(f"{m}x{n}x{k} {dtype}: tileplan tile: {' '.join(r.stderr.split())}")
     return json.loads(r.stdout)
 
 
@@ -113,7 +139,7 @@ def key_of(c):
 
 
 def short(dataset):
-    return dataset.rstrip("/").split("/")[-1].replace("h200-triton-", "")
+    return re.sub(r"^h[0-9]+-triton-", "", dataset.rstrip("/").split("/")[-1])
 
 
 def verdict(speedup):
@@ -121,9 +147,11 @@ def verdict(speedup):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = Parser(description=__doc__.split("\n")[0])
     ap.add_argument("datasets", nargs="*", help="dataset folders (default: every data/h200-triton*)")
     ap.add_argument("--tileplan", default="build/release/tileplan")
+    ap.add_argument("--device", default="h200",
+                    help="the device preset the tool plans for (default h200; data/h100-triton-pad1: h100-sxm)")
     ap.add_argument("--least-configs", type=int, default=100,
                     help="leave out shapes measured with fewer configurations (default 100)")
     args = ap.parse_args()
@@ -131,15 +159,15 @@ def main():
     shapes = load(datasets)
     pairs = padded_pairs(shapes, args.least_configs)
     if not pairs:
-        sys.exit("padding_pairs: no measured pair of a shape and its padded shape in these datasets")
+        fail("no measured pair of a shape and its padded shape in these datasets")
     names = "MNK"
-    print("| shape as given | padded | type, layouts | measured | pick | predicted | tool | measured in |")
-    print("|---|---|---|---|---|---|---|---|")
+    lines = ["| shape as given | padded | type, layouts | measured | pick | predicted | tool | measured in |",
+             "|---|---|---|---|---|---|---|---|"]
     agree = 0
     for u, v, dims in pairs:
         (su, tu), (sv, tv) = shapes[u], shapes[v]
         space = measured_space(tu, tv)
-        pu, pv = plan(args.tileplan, u, space), plan(args.tileplan, v, space)
+        pu, pv = plan(args.tileplan, args.device, u, space), plan(args.tileplan, args.device, v, space)
         cu, cv = pu["candidates"][0], pv["candidates"][0]
         measured = min(tu.values()) / min(tv.values())
         pick_u, pick_v = tu.get(key_of(cu)), tv.get(key_of(cv))
@@ -152,8 +180,10 @@ def main():
         if (word == "pays") == (measured >= PAYS):
             agree += 1
         change = ", ".join(f"{names[i]} {u[i]}->{v[i]}" for i in dims)
-        print(f"| {u[0]}x{u[1]}x{u[2]} | {change} | {u[3]} {u[4][0]}{u[5][0]} | {measured:.2f} | {pick} | "
+        lines.append(f"| {u[0]}x{u[1]}x{u[2]} | {change} | {u[3]} {u[4][0]}{u[5][0]} | {measured:.2f} | {pick} | "
               f"{predicted:.2f} | {word} | {short(su)}{'' if su == sv else ' / ' + short(sv)} |")
+    # Printed once every pair is planned: a refusal leaves stdout empty.
+    print("\n".join(lines))
     print(f"\nthe tool's word agrees with the measurement on {agree} of {len(pairs)} pairs "
           f"(padding pays: a measured gain of {PAYS} or more)")
 

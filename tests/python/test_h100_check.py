@@ -1,14 +1,20 @@
-"""data/h100-triton-v47: the H100 check across devices, as its README and
-docs/model.md §5 state it (the shipped family, planned with the h100-sxm and
-the h200 presets)."""
+"""data/h100-triton-v47 and data/h100-triton-pad1: the H100 checks across
+devices, as their READMEs and docs/model.md state them (the shipped family,
+planned with the h100-sxm and the h200 presets), and scripts/padding_pairs.py's
+refusals."""
 
 import json
 import pathlib
+import subprocess
+import sys
 
-from conftest import cli_json
+import pytest
+
+from conftest import CLI, cli_json, script_error
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DATA = ROOT / "data/h100-triton-v47"
+PAD1 = ROOT / "data/h100-triton-pad1"
 
 
 def summary(device):
@@ -35,3 +41,57 @@ def test_the_set_is_held_out_and_off_the_h200_gate():
     assert split["calibration"] == [] and len(split["held_out"]) == 17
     gate = (ROOT / "tests/cli/model_cli_test.cpp").read_text()
     assert "h100-triton" not in gate
+
+
+def padding_pairs(*args):
+    return subprocess.run([sys.executable, str(ROOT / "scripts/padding_pairs.py"), "--tileplan", str(CLI), *map(str, args)],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+
+
+def test_pad1_readme_table_is_the_script_s_output_on_the_h100_preset():
+    p = padding_pairs("--device", "h100-sxm", PAD1)
+    assert p.returncode == 0, p.stderr
+    readme = (PAD1 / "README.md").read_text()
+    rows = [l for l in p.stdout.splitlines() if l.startswith("|")]
+    assert len(rows) == 2 + 8, p.stdout
+    for row in rows:
+        assert row in readme, row
+    assert "agrees with the measurement on 7 of 8 pairs" in p.stdout
+    # The one disagreement is the pair where only C loses its vectors.
+    cells = [[c.strip() for c in r.strip("|").split("|")] for r in rows[2:]]
+    wrong = [c for c in cells if (c[6] == "pays") != (float(c[3]) >= 1.05)]
+    assert [c[0] for c in wrong] == ["777x32001x4096"], wrong
+
+
+def test_pad1_picks_and_the_set_is_held_out_and_off_the_h200_gate():
+    s = cli_json("validate", PAD1, "--device", "h100-sxm")["summary"]["calibrated"]
+    assert s["shapes"] == 16
+    line = (f"top-1 geomean {s['top1_geomean']:.3f}, worst {s['top1_worst']:.3f}, best of top 5\n"
+            f"  {s['top5_geomean']:.3f}, mean Spearman {s['spearman_mean']:.3f}")
+    assert line in (PAD1 / "README.md").read_text(), line
+    split = json.loads((PAD1 / "split.json").read_text())
+    assert split["calibration"] == [] and len(split["held_out"]) == 16
+    gate = (ROOT / "tests/cli/model_cli_test.cpp").read_text()
+    assert "h100-triton" not in gate
+
+
+@pytest.mark.parametrize("args, prefix", [
+    (("--device", "h999", PAD1), "padding_pairs.py: 1x8192x8192 bfloat16: tileplan tile: tileplan: --device 'h999'"),
+    (("--bogus",), "padding_pairs.py: unrecognized arguments: --bogus"),
+    (("/nonexistent",), "padding_pairs.py: no measured pair"),
+])
+def test_padding_pairs_refuses_in_one_line(args, prefix):
+    script_error(padding_pairs(*args), prefix)
+
+
+def test_padding_pairs_refuses_malformed_rows_and_a_missing_tool(tmp_path):
+    p = subprocess.run([sys.executable, str(ROOT / "scripts/padding_pairs.py"), "--tileplan", str(tmp_path / "none"),
+                        PAD1], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    script_error(p, "padding_pairs.py: --tileplan")
+    good = '{"M": 1000, "N": 4096, "K": 4096, "key": "64x64x32_s3_w4", "ms": 0.1}\n'
+    for bad, says in (("{not json", "not a JSON object"), ("[1, 2]", "a row is a JSON object"),
+                      ('{"M": -1, "N": 4096, "K": 4096, "key": "64x64x32_s3_w4", "ms": 0.1}', "M, N and K must be"),
+                      ('{"M": 1000, "N": 4096, "K": 4096, "key": "64x64x32_s3_w4", "ms": "fast"}', "ms must be"),
+                      ('{"M": 1000, "N": 4096, "K": 4096, "key": "64x64x32_s3_w4", "ms": -0.5}', "ms must be")):
+        (tmp_path / "timings.jsonl").write_text(good + bad + "\n")
+        script_error(padding_pairs(tmp_path), f"padding_pairs.py: {tmp_path}/timings.jsonl:2: {says}")
