@@ -4,6 +4,7 @@ planned with the h100-sxm and the h200 presets), and scripts/padding_pairs.py's
 refusals."""
 
 import json
+import math
 import pathlib
 import subprocess
 import sys
@@ -95,3 +96,40 @@ def test_padding_pairs_refuses_malformed_rows_and_a_missing_tool(tmp_path):
                       ('{"M": 1000, "N": 4096, "K": 4096, "key": "64x64x32_s3_w4", "ms": -0.5}', "ms must be")):
         (tmp_path / "timings.jsonl").write_text(good + bad + "\n")
         script_error(padding_pairs(tmp_path), f"padding_pairs.py: {tmp_path}/timings.jsonl:2: {says}")
+
+
+SPLITK = ROOT / "data/h100-triton-splitk-any"
+
+
+def splitk_row(dataset, device, label, bold=False):
+    d = cli_json("validate", dataset, "--device", device)
+    s = d["summary"]["calibrated"]
+    assert s["shapes"] == 16
+    geo = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs))  # noqa: E731
+    cublas = geo([r["cublas_ms"] / r["pick_ms"] for r in d["shapes"]])
+    unsplit = geo([r["best_unsplit_ms"] / r["pick_ms"] for r in d["shapes"]])
+    cells = [f"{s['top1_geomean']:.3f} / {s['top1_worst']:.3f} / {s['top5_geomean']:.3f}", f"{cublas:.3f}",
+             f"{unsplit:.3f}"]
+    if bold:
+        cells = [f"**{c}**" for c in cells]
+    return f"| {label} | " + " | ".join(cells) + " |", d
+
+
+def test_splitk_readme_rows_are_the_tool_s_output():
+    readme = (SPLITK / "README.md").read_text()
+    row, d = splitk_row(SPLITK, "h100-sxm", "H100 (`h100-sxm`)", bold=True)
+    assert row in readme, row
+    for dataset, device, label in ((SPLITK, "h200", "H100 (`h200`)"),
+                                   (ROOT / "data/h200-triton-splitk-any", "h200", "H200 (`h200`)")):
+        row, _ = splitk_row(dataset, device, label)
+        assert row in readme, row
+    # The README's claim: ten of the eleven shapes chosen for a split of 3 or
+    # 5 measured best with 3 or 5 on this device as well.
+    chosen = {"128x5120x13824", "256x5120x13824", "512x5120x13824", "192x3584x18944", "384x3584x18944",
+              "192x3072x8192", "384x3072x8192", "256x2560x10240", "512x2560x10240", "768x1024x16384",
+              "1024x768x12288"}
+    best = {r["shape"]: r["best_key"] for r in d["shapes"] if r["shape"] in chosen}
+    assert len(best) == 11
+    assert sum(k.split("_k")[1].split("_")[0] in ("3", "5") for k in best.values()) == 10, best
+    split = json.loads((SPLITK / "split.json").read_text())
+    assert split["calibration"] == [] and len(split["held_out"]) == 16
