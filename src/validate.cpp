@@ -352,6 +352,52 @@ std::string problem_class(const GemmProblem& p) {
                      p.b_layout == Layout::row ? 'r' : 'c', flags);
 }
 
+// meta.json: the GPU's name, SM count, L2 size and compute capability. The
+// file and the four fields are optional; a field of the wrong kind is an error.
+std::optional<std::string> read_meta(const std::string& path, Dataset& d) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return std::nullopt;  // optional file
+  if (auto e = check_regular_file(path)) return e;
+  if (std::filesystem::file_size(path, ec) > kMaxMetaFileBytes || ec)
+    return fmt::format("{}: larger than {} bytes", path, kMaxMetaFileBytes);
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return fmt::format("{}: the file cannot be opened for reading", path);
+  json j = json::parse(f, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return fmt::format("{}: not a JSON object", path);
+  MeasuredGpu g;
+  int found = 0;
+  if (const auto it = j.find("gpu"); it != j.end()) {
+    // Printed in validate's warnings: one line, bounded.
+    const std::string name = it->is_string() ? it->get<std::string>() : "";
+    if (name.empty() || name.size() > 256 ||
+        std::any_of(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; }))
+      return fmt::format("{}: 'gpu' must be the GPU's name: 1 to 256 characters, none a control character", path);
+    g.name = name;
+    ++found;
+  }
+  for (auto [field, value, most] : {std::tuple<const char*, int64_t*, int64_t>{"sm_count", &g.sm_count, 1'000'000},
+                                    {"l2_bytes", &g.l2_bytes, int64_t{1} << 40}}) {
+    const auto it = j.find(field);
+    if (it == j.end()) continue;
+    if (!it->is_number_integer() || it->get<int64_t>() < 1 || it->get<int64_t>() > most)
+      return fmt::format("{}: '{}' must be an integer from 1 to {}", path, field, most);
+    *value = it->get<int64_t>();
+    ++found;
+  }
+  if (const auto it = j.find("compute_capability"); it != j.end()) {
+    // "9.0" as the harnesses write it (torch's major.minor).
+    const std::string cc = it->is_string() ? it->get<std::string>() : "";
+    if (cc.size() < 3 || cc.size() > 4 || cc[cc.size() - 2] != '.' ||
+        !std::all_of(cc.begin(), cc.end() - 2, [](char c) { return c >= '0' && c <= '9'; }) ||
+        cc.back() < '0' || cc.back() > '9')
+      return fmt::format("{}: 'compute_capability' must be \"MAJOR.MINOR\", e.g. \"9.0\"", path);
+    g.compute_capability = std::stoll(cc.substr(0, cc.size() - 2)) * 10 + (cc.back() - '0');
+    ++found;
+  }
+  if (found == 4) d.gpu = g;
+  return std::nullopt;
+}
+
 Result<Dataset> load_dataset(const std::string& dir) {
   Dataset out;
   out.dir = dir;
@@ -362,12 +408,25 @@ Result<Dataset> load_dataset(const std::string& dir) {
   if (auto e = read_configs(dir + "/configs.jsonl", out)) return fail(*e);
   if (auto e = read_timings(dir + "/timings.jsonl", out)) return fail(*e);
   if (auto e = read_split(dir + "/split.json", out)) return fail(*e);
+  if (auto e = read_meta(dir + "/meta.json", out)) return fail(*e);
   // A superseded case's rows stay in the files as measured, but nothing scores or fits them.
   std::erase_if(out.shapes, [&](const MeasuredShape& m) {
     return std::any_of(out.superseded.begin(), out.superseded.end(),
                        [&](const GemmProblem& q) { return case_key(q) == case_key(m.problem); });
   });
   return out;
+}
+
+bool describes(const Device& d, const MeasuredGpu& g) {
+  return d.sm_count == g.sm_count && d.l2_bytes == g.l2_bytes && d.compute_capability == g.compute_capability;
+}
+
+std::optional<Device> preset_for(const std::vector<Dataset>& sets) {
+  if (sets.empty()) return std::nullopt;
+  for (const Device& d : device_presets())
+    if (std::all_of(sets.begin(), sets.end(), [&](const Dataset& s) { return s.gpu && describes(d, *s.gpu); }))
+      return d;
+  return std::nullopt;
 }
 
 Split split_of(const std::vector<Dataset>& datasets, const GemmProblem& p) {

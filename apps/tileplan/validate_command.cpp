@@ -51,7 +51,7 @@ void run(const CLI::App& app, const ValidateFlags& fl) {
   render::Thresholds t{threshold(app, "--max-top1-geomean", fl.max_top1_geomean),
                        threshold(app, "--max-top1-worst", fl.max_top1_worst),
                        threshold(app, "--max-top5-geomean", fl.max_top5_geomean)};
-  const Device dev = fl.device.resolve();
+  Device dev = fl.device.resolve();
 
   std::vector<std::string> only;
   if (app.count("--class")) {
@@ -81,6 +81,31 @@ void run(const CLI::App& app, const ValidateFlags& fl) {
     std::erase_if(d->shapes, [&](const MeasuredShape& m) { return !selected(m.problem); });
     sets.push_back(std::move(d).value());
   }
+  // Without --device, the preset that describes the GPU every dataset was
+  // measured on (meta.json), else the default; a dataset measured on a GPU
+  // the preset does not describe gets a warning either way.
+  std::string device_from;
+  if (app.count("--device") == 0) {
+    if (std::optional<Device> matched = preset_for(sets)) {
+      dev = *matched;
+      device_from = fmt::format("matched to meta.json's GPU: {}", sets.front().gpu->name);
+    }
+  }
+  std::vector<std::string> warnings;
+  for (const Dataset& d : sets) {
+    if (!d.gpu || describes(dev, *d.gpu)) continue;
+    std::string fits;
+    for (const Device& p : device_presets())
+      if (describes(p, *d.gpu)) {
+        fits = fmt::format("; --device {} does", p.name);
+        break;
+      }
+    warnings.push_back(fmt::format("{} was measured on {} ({} SMs, {} MiB of L2, sm_{}), which the {} preset does not "
+                                   "describe ({} SMs, {} MiB of L2, sm_{}){}",
+                                   d.dir, d.gpu->name, d.gpu->sm_count, d.gpu->l2_bytes >> 20,
+                                   d.gpu->compute_capability, dev.name, dev.sm_count, dev.l2_bytes >> 20,
+                                   dev.compute_capability, fits));
+  }
   Result<ValidationReport> validated = validate(dev, sets, split, *family);
   require(validated.status());
   const ValidationReport& result = *validated;
@@ -90,7 +115,7 @@ void run(const CLI::App& app, const ValidateFlags& fl) {
                          : fmt::format("--split {} --class {}: no shape of the given datasets is in that split and "
                                        "those classes", fl.split, fl.classes));
 
-  render::ValidateReport rep{&result, fl.datasets, split, family->name, dev.name, t, {}};
+  render::ValidateReport rep{&result, fl.datasets, split, family->name, dev.name, t, {}, device_from, warnings};
   for (const Dataset& d : sets)
     for (const GemmProblem& p : d.superseded)
       if (selected(p)) rep.superseded.push_back({d.dir, shape_name(p), d.superseded_by});

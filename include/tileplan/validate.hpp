@@ -23,6 +23,10 @@
 //                  superseded case (its rows replaced by a later measurement,
 //                  "by") is dropped as the dataset is read: nothing scores or
 //                  fits it
+//   meta.json      optional: how it was measured; validate reads "gpu" (the
+//                  driver's name), "sm_count", "l2_bytes" and
+//                  "compute_capability" ("9.0") when all four are there, to
+//                  match the device preset to the GPU (preset_for)
 //
 // A case is a shape with an input type and layouts, named
 // "MxNxK" (float16, both row-major) or "MxNxK:dtype:LL" (L = r row, c col;
@@ -66,8 +70,19 @@ struct MeasuredShape {
 enum class Split { unlabelled, calibration, held_out };
 std::string_view to_string(Split s);
 
+// The GPU a dataset was measured on, as its meta.json records it (the
+// harnesses in bench/gpu write "gpu", "sm_count", "l2_bytes" and
+// "compute_capability").
+struct MeasuredGpu {
+  std::string name;                // the driver's name, e.g. "NVIDIA H100 80GB HBM3"
+  int64_t sm_count = 0;
+  int64_t l2_bytes = 0;
+  int64_t compute_capability = 0;  // e.g. 90 for "9.0"
+};
+
 struct Dataset {
   std::string dir;
+  std::optional<MeasuredGpu> gpu;  // from meta.json; nothing without one, or one without those four fields
   std::vector<MeasuredConfig> configs;  // in the sweep's order (block_M, block_N, block_K, stages, threads)
   std::vector<MeasuredShape> shapes;    // in order of first appearance
   bool has_split = false;
@@ -79,7 +94,17 @@ struct Dataset {
 // Limits on what a dataset may hold, checked as it is read.
 inline constexpr std::size_t kMaxDatasetLineBytes = 1 << 16;  // one JSON Lines line
 inline constexpr std::size_t kMaxSplitFileBytes = 1 << 24;    // split.json
+inline constexpr std::size_t kMaxMetaFileBytes = 1 << 24;     // meta.json
 inline constexpr double kMinMeasuredMs = 1e-6, kMaxMeasuredMs = 1e6;
+
+// Whether a device preset describes a measured GPU: the same SM count, L2
+// size and compute capability, the facts meta.json records that the models
+// read of a device.
+bool describes(const Device& d, const MeasuredGpu& g);
+// The first preset (device_presets() order) that describes the GPU of every
+// dataset; nothing when a dataset records no GPU, the datasets' GPUs differ,
+// or no preset describes them.
+std::optional<Device> preset_for(const std::vector<Dataset>& sets);
 
 // Reads a dataset directory. The error (parse_error or io_error) names the
 // file and line ("DIR/timings.jsonl:12: ..."); a (shape, configuration) timed

@@ -119,8 +119,10 @@ std::string validate_text(const ValidateReport& rep) {
   const ValidationReport& r = *rep.result;
   std::string s;
   Out o(s);
-  fmt::format_to(o, "validate  {} shape(s), split {}, device {}, calibrated model family {}\n", r.shapes.size(),
-                 split_name(rep.split), rep.device, rep.family);
+  fmt::format_to(o, "validate  {} shape(s), split {}, device {}{}, calibrated model family {}\n", r.shapes.size(),
+                 split_name(rep.split), rep.device, rep.device_from.empty() ? "" : " (" + rep.device_from + ")",
+                 rep.family);
+  for (const std::string& w : rep.warnings) fmt::format_to(o, "warning  {}\n", w);
   s += "regret = measured time of the pick / best measured time; rho = Spearman(model's order, measured times)\n";
   s += "time = the calibrated pick's measured time / its predicted time (how far the model's microseconds are)\n\n";
   std::size_t width = 18;
@@ -210,6 +212,15 @@ std::string validate_json(const ValidateReport& rep) {
   }
   fmt::format_to(o, "],\"split\":\"{}\",\"device\":", split_name(rep.split));
   append_json_string(s, rep.device);
+  s += ",\"device_from\":";
+  if (rep.device_from.empty()) s += "null";
+  else append_json_string(s, rep.device_from);
+  s += ",\"warnings\":[";
+  for (std::size_t i = 0; i < rep.warnings.size(); ++i) {
+    if (i) s += ',';
+    append_json_string(s, rep.warnings[i]);
+  }
+  s += ']';
   fmt::format_to(o, ",\"family\":\"{}\",\"shapes\":[", rep.family);
   for (std::size_t i = 0; i < r.shapes.size(); ++i) {
     const ShapeScore& x = r.shapes[i];

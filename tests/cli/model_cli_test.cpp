@@ -596,4 +596,46 @@ TEST(ModelCli, Validate_TextNamesThePicksTimeRatio) {
 }
 
 }  // namespace
+// Without --device, validate plans for the preset that describes the GPU the
+// datasets were measured on (meta.json: SM count, L2 size, compute
+// capability); a dataset measured on a GPU the preset does not describe gets
+// a warning naming the preset that does.
+TEST(ModelCli, Validate_DevicePresetFollowsTheDatasetsGpu) {
+  const std::string h100 = source_path("data/h100-triton-pad1"), h200 = source_path("data/h200-triton-v4");
+  const CliResult matched = run_cli("validate " + h100 + " --format json");
+  ASSERT_EQ(matched.status, 0) << matched.err;
+  const json m = json::parse(matched.out);
+  EXPECT_EQ(m["device"], "h100-sxm");
+  EXPECT_EQ(m["device_from"], "matched to meta.json's GPU: NVIDIA H100 80GB HBM3");
+  EXPECT_TRUE(m["warnings"].empty());
+  const json given = json::parse(run_cli("validate " + h100 + " --device h100-sxm --format json").out);
+  EXPECT_TRUE(given["device_from"].is_null());
+  EXPECT_EQ(m["summary"], given["summary"]);  // the same plans as --device h100-sxm
+
+  const CliResult text = run_cli("validate " + h100);
+  EXPECT_NE(text.out.find("device h100-sxm (matched to meta.json's GPU: NVIDIA H100 80GB HBM3)"), std::string::npos)
+      << text.out;
+  EXPECT_EQ(text.out.find("warning"), std::string::npos) << text.out;
+
+  // --device overrides the match, with a warning.
+  const CliResult other = run_cli("validate " + h100 + " --device h200");
+  ASSERT_EQ(other.status, 0) << other.err;
+  EXPECT_NE(other.out.find("warning  " + h100 + " was measured on NVIDIA H100 80GB HBM3 (132 SMs, 50 MiB of L2, "
+                                              "sm_90), which the h200 preset does not describe (132 SMs, 60 MiB of L2, "
+                                              "sm_90); --device h100-sxm does\n"),
+            std::string::npos)
+      << other.out;
+  // Two GPUs: the default preset, and a warning for the dataset it does not describe.
+  const json mixed = json::parse(run_cli("validate " + h100 + " " + h200 + " --format json").out);
+  EXPECT_EQ(mixed["device"], "h200");
+  EXPECT_TRUE(mixed["device_from"].is_null());
+  ASSERT_EQ(mixed["warnings"].size(), 1u);
+  EXPECT_EQ(mixed["warnings"][0].get<std::string>().rfind(h100 + " was measured on NVIDIA H100 80GB HBM3", 0), 0u);
+  // No meta.json (the first dataset): the default, no warning.
+  const json none = json::parse(run_cli("validate " + source_path("data/h200-triton") + " --format json").out);
+  EXPECT_EQ(none["device"], "h200");
+  EXPECT_TRUE(none["device_from"].is_null());
+  EXPECT_TRUE(none["warnings"].empty());
+}
+
 }  // namespace tileplan::test

@@ -108,4 +108,16 @@ TEST(ModelDataset, PartialRowsAreNotConfigurations) {
 }
 
 }  // namespace
+// A meta.json of the wrong shape is named, one line, exit 2.
+TEST(ModelBadDataset, MalformedMetaNamesTheFileAndField) {
+  const std::filesystem::path dir =
+      temp_dataset("tileplan_bad_meta", {R"({"M": 64, "N": 64, "K": 64, "key": "64x64x32_s2_w4", "ms": 0.01})"});
+  std::ofstream(dir / "meta.json") << R"({"gpu": "NVIDIA H200", "sm_count": "132"})";
+  const CliResult r = run_cli("validate " + dir.string());
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("meta.json: 'sm_count' must be an integer from 1 to 1000000"), std::string::npos) << r.err;
+}
+
 }  // namespace tileplan::test

@@ -55,6 +55,76 @@ Dataset tiny_dataset(const std::string& name) {
   return loaded.ok() ? *loaded : Dataset{};
 }
 
+// meta.json's GPU: read when all four fields are there, matched to the
+// preset with the same SM count, L2 size and compute capability.
+Result<Dataset> with_meta(const std::string& name, const std::string& meta) {
+  TempDataset t(name);
+  t.write("configs.jsonl", kConfigs);
+  t.write("timings.jsonl", kTimings);
+  t.write("meta.json", meta);
+  return load_dataset(t.path());
+}
+
+TEST(DatasetMeta, GpuReadAndMatchedToItsPreset) {
+  const char* h100 =
+      R"({"gpu": "NVIDIA H100 80GB HBM3", "sm_count": 132, "l2_bytes": 52428800, "compute_capability": "9.0", "x": [1]})";
+  Result<Dataset> d = with_meta("meta_h100", h100);
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  ASSERT_TRUE(d->gpu.has_value());
+  EXPECT_EQ(d->gpu->name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(d->gpu->sm_count, 132);
+  EXPECT_EQ(d->gpu->l2_bytes, 52428800);
+  EXPECT_EQ(d->gpu->compute_capability, 90);
+  EXPECT_TRUE(describes(*find_device("h100-sxm"), *d->gpu));
+  EXPECT_FALSE(describes(*find_device("h200"), *d->gpu));   // 60 MiB of L2
+  EXPECT_FALSE(describes(*find_device("h100-pcie"), *d->gpu));  // 114 SMs
+  ASSERT_TRUE(preset_for({*d}).has_value());
+  EXPECT_EQ(preset_for({*d})->name, "h100-sxm");
+
+  Result<Dataset> h200 = with_meta(
+      "meta_h200", R"({"gpu": "NVIDIA H200", "sm_count": 132, "l2_bytes": 62914560, "compute_capability": "9.0"})");
+  ASSERT_TRUE(h200.ok()) << h200.error().message;
+  EXPECT_EQ(preset_for({*h200})->name, "h200");
+  // Two GPUs, one dataset without a record, or a GPU no preset describes: no match.
+  EXPECT_FALSE(preset_for({*d, *h200}).has_value());
+  EXPECT_FALSE(preset_for({*d, tiny_dataset("meta_none")}).has_value());
+  EXPECT_FALSE(preset_for({}).has_value());
+  Result<Dataset> odd = with_meta(
+      "meta_odd", R"({"gpu": "Some GPU", "sm_count": 100, "l2_bytes": 52428800, "compute_capability": "9.0"})");
+  ASSERT_TRUE(odd.ok());
+  EXPECT_FALSE(preset_for({*odd}).has_value());
+  // A record without all four fields is no record; no meta.json likewise.
+  Result<Dataset> part = with_meta("meta_part", R"({"gpu": "NVIDIA H200", "sm_count": 132})");
+  ASSERT_TRUE(part.ok());
+  EXPECT_FALSE(part->gpu.has_value());
+  EXPECT_FALSE(tiny_dataset("meta_absent").gpu.has_value());
+}
+
+TEST(DatasetMeta, FieldsOfTheWrongKindAreRefusedNamingTheFileAndField) {
+  const std::pair<const char*, const char*> bad[] = {
+      {"[1, 2]", "meta.json: not a JSON object"},
+      {"{not json", "meta.json: not a JSON object"},
+      {R"({"gpu": 7})", "'gpu' must be the GPU's name"},
+      {R"({"gpu": ""})", "'gpu' must be the GPU's name"},
+      {R"({"gpu": "a\nb"})", "'gpu' must be the GPU's name"},
+      {R"({"sm_count": 0})", "'sm_count' must be an integer from 1 to 1000000"},
+      {R"({"sm_count": 13.5})", "'sm_count' must be an integer"},
+      {R"({"l2_bytes": -1})", "'l2_bytes' must be an integer from 1 to"},
+      {R"({"l2_bytes": 18446744073709551615})", "'l2_bytes' must be an integer from 1 to"},
+      {R"({"compute_capability": 9.0})", "'compute_capability' must be \"MAJOR.MINOR\""},
+      {R"({"compute_capability": "9"})", "'compute_capability' must be \"MAJOR.MINOR\""},
+      {R"({"compute_capability": "x.0"})", "'compute_capability' must be \"MAJOR.MINOR\""},
+      {R"({"compute_capability": "999.0"})", "'compute_capability' must be \"MAJOR.MINOR\""},
+  };
+  for (const auto& [meta, says] : bad) {
+    Result<Dataset> d = with_meta("meta_bad", meta);
+    ASSERT_FALSE(d.ok()) << meta;
+    EXPECT_EQ(d.error().kind, ErrorKind::parse_error) << meta;
+    EXPECT_NE(d.error().message.find(says), std::string::npos) << meta << ": " << d.error().message;
+    EXPECT_NE(d.error().message.find("meta.json"), std::string::npos) << d.error().message;
+  }
+}
+
 TEST(Spearman, PerfectReversedAndTied) {
   EXPECT_DOUBLE_EQ(spearman({1, 2, 3, 4}, {10, 20, 30, 40}), 1.0);
   EXPECT_DOUBLE_EQ(spearman({1, 2, 3, 4}, {4, 3, 2, 1}), -1.0);

@@ -28,6 +28,10 @@ struct ValidateReport {
   std::string device;
   Thresholds thresholds;
   std::vector<SupersededCase> superseded;
+  // Why this device when it was not given: empty, or e.g. "matched to
+  // meta.json's GPU: NVIDIA H100 80GB HBM3".
+  std::string device_from;
+  std::vector<std::string> warnings;  // one line each, e.g. a dataset measured on another GPU
 };
 
 // The first threshold the calibrated model misses, in words; nothing when it meets them all.
