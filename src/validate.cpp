@@ -421,6 +421,20 @@ bool describes(const Device& d, const MeasuredGpu& g) {
   return d.sm_count == g.sm_count && d.l2_bytes == g.l2_bytes && d.compute_capability == g.compute_capability;
 }
 
+std::optional<std::string> measured_elsewhere(const Dataset& d, const Device& dev) {
+  if (!d.gpu || describes(dev, *d.gpu)) return std::nullopt;
+  std::string fits;
+  for (const Device& p : device_presets())
+    if (describes(p, *d.gpu)) {
+      fits = fmt::format("; --device {} does", p.name);
+      break;
+    }
+  return fmt::format("{} was measured on {} ({} SMs, {} MiB of L2, sm_{}), which the {} preset does not describe ({} "
+                     "SMs, {} MiB of L2, sm_{}){}",
+                     d.dir, d.gpu->name, d.gpu->sm_count, d.gpu->l2_bytes >> 20, d.gpu->compute_capability, dev.name,
+                     dev.sm_count, dev.l2_bytes >> 20, dev.compute_capability, fits);
+}
+
 std::optional<Device> preset_for(const std::vector<Dataset>& sets) {
   if (sets.empty()) return std::nullopt;
   for (const Device& d : device_presets())

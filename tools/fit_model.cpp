@@ -1007,6 +1007,11 @@ int main(int argc, char** argv) {
       fmt::print(stderr, "tileplan_fit: {}\n", d.error().message);
       return 2;
     }
+    // One device's data, fitted with its preset.
+    if (std::optional<std::string> other = measured_elsewhere(*d, dev)) {
+      fmt::print(stderr, "tileplan_fit: {}: fit one device's data, with its preset\n", *other);
+      return 2;
+    }
     sets.push_back(std::move(d).value());
   }
   if (mode == "--show") return show_shape(dev, sets, show, rows, fam);

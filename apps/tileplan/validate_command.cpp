@@ -92,20 +92,8 @@ void run(const CLI::App& app, const ValidateFlags& fl) {
     }
   }
   std::vector<std::string> warnings;
-  for (const Dataset& d : sets) {
-    if (!d.gpu || describes(dev, *d.gpu)) continue;
-    std::string fits;
-    for (const Device& p : device_presets())
-      if (describes(p, *d.gpu)) {
-        fits = fmt::format("; --device {} does", p.name);
-        break;
-      }
-    warnings.push_back(fmt::format("{} was measured on {} ({} SMs, {} MiB of L2, sm_{}), which the {} preset does not "
-                                   "describe ({} SMs, {} MiB of L2, sm_{}){}",
-                                   d.dir, d.gpu->name, d.gpu->sm_count, d.gpu->l2_bytes >> 20,
-                                   d.gpu->compute_capability, dev.name, dev.sm_count, dev.l2_bytes >> 20,
-                                   dev.compute_capability, fits));
-  }
+  for (const Dataset& d : sets)
+    if (std::optional<std::string> w = measured_elsewhere(d, dev)) warnings.push_back(std::move(*w));
   Result<ValidationReport> validated = validate(dev, sets, split, *family);
   require(validated.status());
   const ValidationReport& result = *validated;

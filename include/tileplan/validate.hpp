@@ -105,6 +105,12 @@ bool describes(const Device& d, const MeasuredGpu& g);
 // dataset; nothing when a dataset records no GPU, the datasets' GPUs differ,
 // or no preset describes them.
 std::optional<Device> preset_for(const std::vector<Dataset>& sets);
+// When a dataset records a GPU the preset does not describe, one line that
+// says so and names the preset that does, if one does ("DIR was measured on
+// NVIDIA H100 80GB HBM3 (132 SMs, 50 MiB of L2, sm_90), which the h200 preset
+// does not describe (132 SMs, 60 MiB of L2, sm_90); --device h100-sxm does");
+// nothing otherwise.
+std::optional<std::string> measured_elsewhere(const Dataset& d, const Device& dev);
 
 // Reads a dataset directory. The error (parse_error or io_error) names the
 // file and line ("DIR/timings.jsonl:12: ..."); a (shape, configuration) timed

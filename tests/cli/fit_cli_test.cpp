@@ -285,4 +285,16 @@ TEST(FitCli, BadInputGetsOneLineAndExitTwo) {
 }
 
 }  // namespace
+// A dataset measured on another GPU than the preset describes (meta.json) is
+// refused: a fit is of one device's data, with its preset.
+TEST(FitCli, RefusesDataOfAnotherGpu) {
+  const std::string h100 = source_path("data/h100-triton-pad1");
+  const CliResult r = run_program(TILEPLAN_FIT_EXE, "--time --device h200 " + source_path("data/h200-triton-v4") + " " +
+                                                        h100);
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_EQ(r.err.rfind("tileplan_fit: " + h100 + " was measured on NVIDIA H100 80GB HBM3", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("--device h100-sxm does: fit one device's data, with its preset"), std::string::npos) << r.err;
+}
+
 }  // namespace tileplan::test
