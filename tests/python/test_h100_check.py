@@ -141,3 +141,25 @@ def test_splitk_readme_rows_are_the_tool_s_output():
     assert sum(k.split("_k")[1].split("_")[0] in ("3", "5") for k in best.values()) == 10, best
     split = json.loads((SPLITK / "split.json").read_text())
     assert split["calibration"] == [] and len(split["held_out"]) == 16
+
+
+def test_docs_h100_time_ratios_are_the_tool_s():
+    """docs/model.md §5, "h100-pad1 and h100-splitk-any": the picks' measured
+    over predicted time on the H100 sets (their presets matched from
+    meta.json) beside the H200's own."""
+    docs = (ROOT / "docs/model.md").read_text()
+    start = docs.index("### h100-pad1 and h100-splitk-any")
+    section = " ".join(docs[start:docs.index("\n### ", start + 1)].split())
+
+    def ratio(*args):
+        d = cli_json("validate", *args)
+        return f"{d['summary']['calibrated']['time_ratio']['geomean']:.3f}"
+
+    classes = ("float16:rc:mnK,bfloat16:rc:mnK,float8_e4m3:rc:mnK,float16:rr:mnK,bfloat16:rr:mnK,"
+               "float16:rc:MnK,bfloat16:rc:MnK,float8_e4m3:rc:MnK")
+    h200_sets = sorted(str(p) for p in ROOT.glob("data/h200-triton-v*"))
+    want = (f"measured over predicted time is {ratio(DATA)} on h100-v47 (the H200's held-out cases of the same eight "
+            f"classes: {ratio(*h200_sets, '--split', 'heldout', '--class', classes)}) and {ratio(SPLITK)} on "
+            f"h100-splitk-any (the same shapes on the H200: {ratio(ROOT / 'data/h200-triton-splitk-any')})")
+    assert want in section, want
+    assert cli_json("validate", PAD1)["device"] == "h100-sxm"
