@@ -426,7 +426,7 @@ std::optional<std::string> measured_elsewhere(const Dataset& d, const Device& de
   std::string fits;
   for (const Device& p : device_presets())
     if (describes(p, *d.gpu)) {
-      fits = fmt::format("; --device {} does", p.name);
+      fits = fmt::format("; the {} preset does", p.name);
       break;
     }
   return fmt::format("{} was measured on {} ({} SMs, {} MiB of L2, sm_{}), which the {} preset does not describe ({} "

@@ -1009,7 +1009,7 @@ int main(int argc, char** argv) {
     }
     // One device's data, fitted with its preset.
     if (std::optional<std::string> other = measured_elsewhere(*d, dev)) {
-      fmt::print(stderr, "tileplan_fit: {}: fit one device's data, with its preset\n", *other);
+      fmt::print(stderr, "tileplan_fit: {}: fit one device's data, with its preset (--device)\n", *other);
       return 2;
     }
     sets.push_back(std::move(d).value());

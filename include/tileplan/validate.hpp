@@ -108,7 +108,7 @@ std::optional<Device> preset_for(const std::vector<Dataset>& sets);
 // When a dataset records a GPU the preset does not describe, one line that
 // says so and names the preset that does, if one does ("DIR was measured on
 // NVIDIA H100 80GB HBM3 (132 SMs, 50 MiB of L2, sm_90), which the h200 preset
-// does not describe (132 SMs, 60 MiB of L2, sm_90); --device h100-sxm does");
+// does not describe (132 SMs, 60 MiB of L2, sm_90); the h100-sxm preset does");
 // nothing otherwise.
 std::optional<std::string> measured_elsewhere(const Dataset& d, const Device& dev);
 

@@ -294,7 +294,9 @@ TEST(FitCli, RefusesDataOfAnotherGpu) {
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_EQ(count_lines(r.err), 1) << r.err;
   EXPECT_EQ(r.err.rfind("tileplan_fit: " + h100 + " was measured on NVIDIA H100 80GB HBM3", 0), 0u) << r.err;
-  EXPECT_NE(r.err.find("--device h100-sxm does: fit one device's data, with its preset"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the h100-sxm preset does: fit one device's data, with its preset (--device)"),
+            std::string::npos)
+      << r.err;
 }
 
 }  // namespace tileplan::test

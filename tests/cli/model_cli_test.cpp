@@ -622,7 +622,7 @@ TEST(ModelCli, Validate_DevicePresetFollowsTheDatasetsGpu) {
   ASSERT_EQ(other.status, 0) << other.err;
   EXPECT_NE(other.out.find("warning  " + h100 + " was measured on NVIDIA H100 80GB HBM3 (132 SMs, 50 MiB of L2, "
                                               "sm_90), which the h200 preset does not describe (132 SMs, 60 MiB of L2, "
-                                              "sm_90); --device h100-sxm does\n"),
+                                              "sm_90); the h100-sxm preset does\n"),
             std::string::npos)
       << other.out;
   // Two GPUs: the default preset, and a warning for the dataset it does not describe.
