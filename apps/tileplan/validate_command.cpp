@@ -124,6 +124,9 @@ void register_validate(CLI::App& app) {
       ->default_val("triton");
   cmd->add_option("--family-file", fl->family_file, "kernel family of the calibrated model, from a family file");
   fl->device.add_to(*cmd, false);
+  cmd->get_option("--device")
+      ->description("GPU preset (see `tileplan devices`); without it, the preset that describes the GPU the "
+                    "datasets' meta.json records, else h200");
   cmd->add_option("--format", fl->format, "text or json")->default_val("text")->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("--class", fl->classes,
                   "score only cases of these classes: comma list of DTYPE:LL:MNK (e.g. float16:rr:MNk)");
