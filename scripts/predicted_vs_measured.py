@@ -102,6 +102,8 @@ def main():
     ap.add_argument("--near", type=float, default=1.2, help="the near-best line's bound over the best (default 1.2)")
     ap.add_argument("--by", choices=["none", "class", "spill", "class+spill"], default="none")
     ap.add_argument("--tileplan", default=str(ROOT / "build" / "release" / "tileplan"))
+    ap.add_argument("--device", default="h200",
+                    help="the preset the tool plans for (default h200; the H100 datasets: h100-sxm)")
     a = ap.parse_args()
     if not (a.near >= 1.0 and math.isfinite(a.near)):
         fail(f"--near {a.near}: must be a finite number of at least 1")
@@ -120,7 +122,7 @@ def main():
             is_held = case_name(m, n, k, dtype, a_layout, b_layout) in held
             if a.split == "heldout" and not is_held or a.split == "calibration" and is_held:
                 continue
-            args = [a.tileplan, "tile", "--m", str(m), "--n", str(n), "--k", str(k), "--dtype", dtype,
+            args = [a.tileplan, "tile", "--device", a.device, "--m", str(m), "--n", str(n), "--k", str(k), "--dtype", dtype,
                     "--a-layout", a_layout, "--b-layout", b_layout, "--topk", "0", "--format", "json", *GRID]
             for flag, ld in (("--lda", lda), ("--ldb", ldb), ("--ldc", ldc)):
                 if ld:

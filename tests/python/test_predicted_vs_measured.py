@@ -100,6 +100,8 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path):
     one_line_error(run("--by", "shape", ROOT / "data/h200-triton-v4"))
     one_line_error(run("--near", 0.5, ROOT / "data/h200-triton-v4"))
     one_line_error(run("--near", "nan", ROOT / "data/h200-triton-v4"))
+    one_line_error(run("--device", "h900", ROOT / "data/h200-triton-v4"))  # the tool's refusal, in one line
+    one_line_error(run("--device", "", ROOT / "data/h200-triton-v4"))
     one_line_error(run(tmp_path))  # no timings.jsonl
     for tool in (tmp_path / "missing", tmp_path, ""):  # no such program, a folder, empty
         p = subprocess.run([sys.executable, str(SCRIPT), "--tileplan", str(tool), ROOT / "data/h200-triton-v4"],
@@ -138,3 +140,11 @@ def test_docs_table_of_spilled_operand_tiles():
         assert row in doc, (row, p.stdout)
         # What the section says of them: spilling ones predicted slow, the rest not.
         assert spill[2] > 1.15 and clean[2] < 1.05
+
+
+def test_device_reaches_the_tool():
+    # The H100's cases planned as an H100 and as an H200: another DRAM
+    # bandwidth and L2, so other predicted times.
+    h100, h200 = (run("--device", d, ROOT / "data/h100-triton-v47") for d in ("h100-sxm", "h200"))
+    assert h100.returncode == 0 and h200.returncode == 0, h100.stderr + h200.stderr
+    assert h100.stdout != h200.stdout
