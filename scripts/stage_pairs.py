@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""One tile at two stage counts, over every measured shape of a class, grouped by N's alignment.
+
+For each measured shape of the class (input type, layouts, which of M, N, K
+are multiples of 16: `tileplan validate`'s class names, e.g. float16:rr:MnK),
+the measured time of the tile with the first stage count over its time with
+the second, with the shape's N and the largest power of two (up to 8) that
+divides N. Shapes where neither time is within --near of the shape's best
+are left out (they say nothing about the picks). The last lines summarise
+each alignment group: count and range. Standard library only:
+
+  python3 scripts/stage_pairs.py --class float16:rr:MnK --tile 256x64x64_w4 --stages 3,2
+"""
+
+import argparse
+import glob
+import json
+import math
+import os
+import re
+import sys
+
+CONFIG_KEY = re.compile(r"^(\d+)x(\d+)x(\d+)_s(\d+)_w(\d+)$")
+TILE = re.compile(r"^(\d+)x(\d+)x(\d+)_w(\d+)$")
+CLASS = re.compile(r"^(float16|bfloat16|float8_e4m3|float8_e5m2|tfloat32):([rc])([rc]):([Mm1])([Nn1])([Kk1])$")
+
+
+def fail(message):
+    """One line on stderr, exit status 2: bad input."""
+    print(f"stage_pairs.py: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        fail(message)
+
+
+def class_of(m, n, k, dtype, a, b):
+    flags = "".join("1" if d == 1 else c if d % 16 == 0 else c.lower() for d, c in zip((m, n, k), "MNK"))
+    return f"{dtype}:{a[0]}{b[0]}:{flags}"
+
+
+def alignment(n):
+    """The largest power of two up to 8 that divides n."""
+    return max(p for p in (1, 2, 4, 8) if n % p == 0)
+
+
+def load(datasets, cls):
+    """(M, N, K, set) -> {config key: ms} for the packed, unsplit cases of the class."""
+    out = {}
+    for ds in datasets:
+        try:
+            f = open(f"{ds}/timings.jsonl")
+        except OSError:
+            fail(f"{ds}: no timings.jsonl (a dataset directory of the harness)")
+        with f:
+            for no, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                where = f"{ds}/timings.jsonl:{no}"
+                try:
+                    r = json.loads(line)
+                except ValueError:
+                    fail(f"{where}: not a JSON object")
+                if not isinstance(r, dict) or not isinstance(r.get("key"), str):
+                    fail(f"{where}: a row is a JSON object with a string \"key\"")
+                if r.get("ms") is None or not CONFIG_KEY.match(r["key"]) or r.get("split_k", 1) != 1:
+                    continue
+                if r.get("lda") or r.get("ldb") or r.get("ldc"):
+                    continue
+                dims = [r.get(d) for d in "MNK"]
+                if not all(type(d) is int and d > 0 for d in dims):
+                    fail(f"{where}: M, N and K must be positive integers")
+                ms = r["ms"]
+                if type(ms) not in (int, float) or not 0 < ms < math.inf:
+                    fail(f"{where}: ms must be a positive finite number of milliseconds, got {ms!r}")
+                if class_of(*dims, r.get("dtype", "float16"), r.get("a_layout", "row"), r.get("b_layout", "row")) != cls:
+                    continue
+                out.setdefault((*dims, ds), {})[r["key"]] = ms
+    return out
+
+
+def main():
+    ap = Parser(description=__doc__.splitlines()[0])
+    ap.add_argument("datasets", nargs="*", help="dataset folders (default: every data/h200-triton*)")
+    ap.add_argument("--class", dest="cls", required=True, help="e.g. float16:rr:MnK")
+    ap.add_argument("--tile", required=True, help="BMxBNxBK_wW, e.g. 256x64x64_w4")
+    ap.add_argument("--stages", required=True, help="two stage counts A,B: the ratio is A's time over B's")
+    ap.add_argument("--near", type=float, default=1.3,
+                    help="keep shapes where either time is within this factor of the best (default 1.3)")
+    a = ap.parse_args()
+    if not CLASS.match(a.cls):
+        fail(f"--class {a.cls!r}: a class is DTYPE:LL:MNK, e.g. float16:rr:MnK (upper case: a multiple of 16)")
+    if not TILE.match(a.tile):
+        fail(f"--tile {a.tile!r}: a tile is BMxBNxBK_wW, e.g. 256x64x64_w4")
+    stages = a.stages.split(",")
+    if len(stages) != 2 or not all(s.isdigit() and 1 <= int(s) <= 16 for s in stages) or stages[0] == stages[1]:
+        fail(f"--stages {a.stages!r}: two different stage counts from 1 to 16, e.g. 3,2")
+    if not (math.isfinite(a.near) and a.near >= 1.0):
+        fail(f"--near {a.near}: must be a finite number of at least 1")
+    bm, bn, bk, w = TILE.match(a.tile).groups()
+    first, second = (f"{bm}x{bn}x{bk}_s{s}_w{w}" for s in stages)
+    every = [d for d in sorted(glob.glob("data/h200-triton*")) if os.path.isfile(f"{d}/timings.jsonl")]
+    cases = load(a.datasets or every, a.cls)
+    groups = {}
+    lines = []
+    for (m, n, k, ds), t in sorted(cases.items()):
+        if first not in t or second not in t or min(t[first], t[second]) > a.near * min(t.values()):
+            continue
+        ratio = t[first] / t[second]
+        groups.setdefault(alignment(n), []).append(ratio)
+        lines.append(f"{m}x{n}x{k}  N aligned to {alignment(n)}  {ratio:.3f}  "
+                     f"{ds.rstrip('/').split('/')[-1]}")
+    if not lines:
+        fail(f"no shape of class {a.cls} measured {first} and {second} within {a.near}x of its best")
+    print("\n".join(lines))
+    print(f"\n{first} over {second}, by the largest power of two (up to 8) dividing N:")
+    for p, xs in sorted(groups.items()):
+        print(f"N aligned to {p}: {len(xs)} shape(s), {min(xs):.2f} to {max(xs):.2f}, "
+              f"{sum(x > 1 for x in xs)} slower with {stages[0]} stages")
+
+
+if __name__ == "__main__":
+    main()
