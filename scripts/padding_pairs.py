@@ -36,12 +36,13 @@ Standard library only:
 import argparse
 import glob
 import json
-import math
+import os
 import re
 import subprocess
 import sys
 
-CONFIG_KEY = re.compile(r"^(\d+)x(\d+)x(\d+)_s(\d+)_w(\d+)$")
+from harness_rows import CONFIG_KEY, rows
+
 PAYS = 1.05  # kPaddingPays in include/tileplan/planner.hpp
 
 
@@ -61,33 +62,10 @@ def load(datasets):
     set that measured the most configurations of that shape (unsplit, packed)."""
     per_set = {}
     for ds in datasets:
-        try:
-            f = open(f"{ds}/timings.jsonl")
-        except OSError:
+        if not os.path.isfile(f"{ds}/timings.jsonl"):
             continue
-        with f:
-            for no, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                where = f"{ds}/timings.jsonl:{no}"
-                try:
-                    r = json.loads(line)
-                except ValueError:
-                    fail(f"{where}: not a JSON object")
-                if not isinstance(r, dict) or not isinstance(r.get("key"), str):
-                    fail(f"{where}: a row is a JSON object with a string \"key\"")
-                if r.get("ms") is None or not CONFIG_KEY.match(r["key"]) or r.get("split_k", 1) != 1:
-                    continue
-                if r.get("lda") or r.get("ldb") or r.get("ldc"):
-                    continue
-                dims = [r.get(d) for d in "MNK"]
-                if not all(type(d) is int and d > 0 for d in dims):
-                    fail(f"{where}: M, N and K must be positive integers")
-                ms = r["ms"]
-                if type(ms) not in (int, float) or not 0 < ms < math.inf:
-                    fail(f"{where}: ms must be a positive finite number of milliseconds, got {ms!r}")
-                shape = (*dims, r.get("dtype", "float16"), r.get("a_layout", "row"), r.get("b_layout", "row"))
-                per_set.setdefault(shape, {}).setdefault(ds, {})[r["key"]] = ms
+        for m, n, k, dtype, a, b, key, ms in rows(f"{ds}/timings.jsonl", fail):
+            per_set.setdefault((m, n, k, dtype, a, b), {}).setdefault(ds, {})[key] = ms
     return {shape: max(sets.items(), key=lambda kv: len(kv[1])) for shape, sets in per_set.items()}
 
 

@@ -14,13 +14,13 @@ each alignment group: count and range. Standard library only:
 
 import argparse
 import glob
-import json
 import math
 import os
 import re
 import sys
 
-CONFIG_KEY = re.compile(r"^(\d+)x(\d+)x(\d+)_s(\d+)_w(\d+)$")
+from harness_rows import rows
+
 TILE = re.compile(r"^(\d+)x(\d+)x(\d+)_w(\d+)$")
 CLASS = re.compile(r"^(float16|bfloat16|float8_e4m3|float8_e5m2|tfloat32):([rc])([rc]):([Mm1])([Nn1])([Kk1])$")
 
@@ -50,34 +50,11 @@ def load(datasets, cls):
     """(M, N, K, set) -> {config key: ms} for the packed, unsplit cases of the class."""
     out = {}
     for ds in datasets:
-        try:
-            f = open(f"{ds}/timings.jsonl")
-        except OSError:
+        if not os.path.isfile(f"{ds}/timings.jsonl"):
             fail(f"{ds}: no timings.jsonl (a dataset directory of the harness)")
-        with f:
-            for no, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                where = f"{ds}/timings.jsonl:{no}"
-                try:
-                    r = json.loads(line)
-                except ValueError:
-                    fail(f"{where}: not a JSON object")
-                if not isinstance(r, dict) or not isinstance(r.get("key"), str):
-                    fail(f"{where}: a row is a JSON object with a string \"key\"")
-                if r.get("ms") is None or not CONFIG_KEY.match(r["key"]) or r.get("split_k", 1) != 1:
-                    continue
-                if r.get("lda") or r.get("ldb") or r.get("ldc"):
-                    continue
-                dims = [r.get(d) for d in "MNK"]
-                if not all(type(d) is int and d > 0 for d in dims):
-                    fail(f"{where}: M, N and K must be positive integers")
-                ms = r["ms"]
-                if type(ms) not in (int, float) or not 0 < ms < math.inf:
-                    fail(f"{where}: ms must be a positive finite number of milliseconds, got {ms!r}")
-                if class_of(*dims, r.get("dtype", "float16"), r.get("a_layout", "row"), r.get("b_layout", "row")) != cls:
-                    continue
-                out.setdefault((*dims, ds), {})[r["key"]] = ms
+        for m, n, k, dtype, a, b, key, ms in rows(f"{ds}/timings.jsonl", fail):
+            if class_of(m, n, k, dtype, a, b) == cls:
+                out.setdefault((m, n, k, ds), {})[key] = ms
     return out
 
 
