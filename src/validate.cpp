@@ -216,16 +216,26 @@ std::optional<std::string> read_timings(const std::string& path, Dataset& d) {
   return std::nullopt;
 }
 
-std::optional<std::string> read_split(const std::string& path, Dataset& d) {
+// An optional file holding one JSON object of at most max_bytes: the object
+// in `j` (null when the file does not exist), or what is wrong with the file.
+std::optional<std::string> read_json_object(const std::string& path, std::size_t max_bytes, json& j) {
+  j = nullptr;
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return std::nullopt;  // optional file
   if (auto e = check_regular_file(path)) return e;
-  if (std::filesystem::file_size(path, ec) > kMaxSplitFileBytes || ec)
-    return fmt::format("{}: larger than {} bytes", path, kMaxSplitFileBytes);
+  if (std::filesystem::file_size(path, ec) > max_bytes || ec)
+    return fmt::format("{}: larger than {} bytes", path, max_bytes);
   std::ifstream f(path, std::ios::binary);
   if (!f) return fmt::format("{}: the file cannot be opened for reading", path);
-  json j = json::parse(f, nullptr, /*allow_exceptions=*/false);
+  j = json::parse(f, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) return fmt::format("{}: not a JSON object", path);
+  return std::nullopt;
+}
+
+std::optional<std::string> read_split(const std::string& path, Dataset& d) {
+  json j;
+  if (auto e = read_json_object(path, kMaxSplitFileBytes, j)) return e;
+  if (j.is_null()) return std::nullopt;
   for (auto [field, list] : {std::pair<const char*, std::vector<GemmProblem>*>{"calibration", &d.calibration},
                              {"held_out", &d.held_out}}) {
     const auto it = j.find(field);
@@ -355,15 +365,9 @@ std::string problem_class(const GemmProblem& p) {
 // meta.json: the GPU's name, SM count, L2 size and compute capability. The
 // file and the four fields are optional; a field of the wrong kind is an error.
 std::optional<std::string> read_meta(const std::string& path, Dataset& d) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return std::nullopt;  // optional file
-  if (auto e = check_regular_file(path)) return e;
-  if (std::filesystem::file_size(path, ec) > kMaxMetaFileBytes || ec)
-    return fmt::format("{}: larger than {} bytes", path, kMaxMetaFileBytes);
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return fmt::format("{}: the file cannot be opened for reading", path);
-  json j = json::parse(f, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) return fmt::format("{}: not a JSON object", path);
+  json j;
+  if (auto e = read_json_object(path, kMaxMetaFileBytes, j)) return e;
+  if (j.is_null()) return std::nullopt;
   MeasuredGpu g;
   int found = 0;
   if (const auto it = j.find("gpu"); it != j.end()) {
