@@ -1304,13 +1304,16 @@ def main():
         cases, calibration, held_out = select_cases(args)
     classes = sorted({c.klass() for c in cases}, key=lambda k: [c.klass() for c in cases].index(k))
 
-    write_json(os.path.join(args.out, "split.json"), {
+    # "measured" lists the cases timed so far: rewritten after each one, so a
+    # run stopped at its deadline names what it holds.
+    split_doc = {
         "calibration": [c.name() for c in calibration],
         "held_out": [c.name() for c in held_out],
-        "measured": [c.name() for c in cases],
+        "measured": [],
         "shape_format": "MxNxK[:dtype:LL]: C[M,N] = A[M,K] . B[K,N]; L = r (row-major) or c (column-major), "
                         "A then B; no suffix = float16, both row-major",
-    })
+    }
+    write_json(os.path.join(args.out, "split.json"), split_doc)
 
     torch.cuda.init()
     meta = machine_meta()
@@ -1511,6 +1514,8 @@ def main():
         meta["shapes_done"].append(info["shape"])
         meta["per_shape"].append(info)
         write_json(meta_path, meta)
+        split_doc["measured"].append(info["shape"])
+        write_json(os.path.join(args.out, "split.json"), split_doc)
         print(f"# {name:<30} best {info['best_key']} {info['best_ms'] or float('nan'):.4f} ms | cuBLAS "
               f"{cublas_ms if cublas_ms is not None else float('nan'):.4f} ms{' (' + cublas_note + ')' if cublas_note else ''} "
               f"| max rel_err {max_rel:.2e} ({nonzero} nonzero, {nan_rows} NaN, {len(failures)} failed) "

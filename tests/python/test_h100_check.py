@@ -163,3 +163,23 @@ def test_docs_h100_time_ratios_are_the_tool_s():
             f"h100-splitk-any (the same shapes on the H200: {ratio(ROOT / 'data/h200-triton-splitk-any')})")
     assert want in section, want
     assert cli_json("validate", PAD1)["device"] == "h100-sxm"
+
+
+def test_nbits1_readme_table_is_the_script_s_output():
+    nbits = ROOT / "data/h100-triton-nbits1"
+    p = subprocess.run([sys.executable, str(ROOT / "scripts/stage_pairs.py"), "--class", "float16:rr:MnK", "--tile",
+                        "256x64x64_w4", "--stages", "3,2", nbits], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    readme = (nbits / "README.md").read_text()
+    cases = [l.split() for l in p.stdout.splitlines() if "N aligned to" in l and "x" in l.split()[0]]
+    assert len(cases) == 4, p.stdout
+    for shape, _, _, _, bits, ratio, _ in cases:
+        row = f"| {shape} | {bits} | {ratio} |"
+        assert row in readme, row
+    s = cli_json("validate", nbits)
+    assert s["device"] == "h100-sxm"
+    c = s["summary"]["calibrated"]
+    assert f"{c['top1_geomean']:.3f} / {c['top1_worst']:.3f}, best of top 5 {c['top5_geomean']:.3f}" in \
+        " ".join(readme.split())
+    split = json.loads((nbits / "split.json").read_text())
+    assert split["calibration"] == [] and len(split["held_out"]) == 11 and len(split["measured"]) == 4
