@@ -33,28 +33,16 @@ Standard library only:
   python3 scripts/padding_pairs.py --device h100-sxm data/h100-triton-pad1   # timed on an H100
 """
 
-import argparse
 import glob
-import json
 import os
 import re
-import subprocess
-import sys
 
-from harness_rows import CONFIG_KEY, rows
+from harness_io import CONFIG_KEY, refusal, rows, tile_json
 
 PAYS = 1.05  # kPaddingPays in include/tileplan/planner.hpp
 
 
-def fail(message):
-    """One line on stderr, exit status 2: bad input."""
-    print(f"padding_pairs.py: {message}", file=sys.stderr)
-    sys.exit(2)
-
-
-class Parser(argparse.ArgumentParser):
-    def error(self, message):
-        fail(message)
+fail, Parser = refusal("padding_pairs.py")
 
 
 def load(datasets):
@@ -103,13 +91,7 @@ def plan(tileplan, device, shape, space):
     m, n, k, dtype, a, b = shape
     args = [tileplan, "tile", "--device", device, "--m", str(m), "--n", str(n), "--k", str(k), "--dtype", dtype,
             "--a-layout", a, "--b-layout", b, "--topk", "1", "--format", "json", *space]
-    try:
-        r = subprocess.run(args, capture_output=True, text=True)
-    except OSError as e:
-        fail(f"--tileplan {tileplan}: cannot run it ({e.strerror or e})")
-    if r.returncode != 0:
-        fail(f"{m}x{n}x{k} {dtype}: tileplan tile: {' '.join(r.stderr.split())}")
-    return json.loads(r.stdout)
+    return tile_json(args, fail, f"{m}x{n}x{k} {dtype}")
 
 
 def key_of(c):

@@ -23,24 +23,18 @@ all configurations and for those within --near (1.2) of the shape's best.
 
 Standard library only.
 """
-import argparse
+
 import json
 import math
 import pathlib
 import re
-import subprocess
-import sys
+
+from harness_io import CONFIG_KEY, refusal, tile_json
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 GRID = ["--block-m", "64,128,256", "--block-n", "64,128,256", "--block-k", "32,64,128",
         "--stages", "2,3,4,5", "--threads", "128,256"]
-CONFIG_KEY = re.compile(r"^(\d+)x(\d+)x(\d+)_s(\d+)_w(\d+)$")
-
-
-def fail(message):
-    """One line on stderr, exit status 2: bad input."""
-    print(f"predicted_vs_measured.py: {message}", file=sys.stderr)
-    sys.exit(2)
+fail, Parser = refusal("predicted_vs_measured.py")
 
 
 def pct(xs, q):
@@ -90,11 +84,6 @@ def load(ds):
     return cases
 
 
-class Parser(argparse.ArgumentParser):
-    def error(self, message):
-        fail(message)
-
-
 def main():
     ap = Parser(description=__doc__.splitlines()[0])
     ap.add_argument("datasets", nargs="+")
@@ -127,15 +116,9 @@ def main():
             for flag, ld in (("--lda", lda), ("--ldb", ldb), ("--ldc", ldc)):
                 if ld:
                     args += [flag, str(ld)]
-            try:
-                run = subprocess.run(args, capture_output=True, text=True)
-            except OSError as e:
-                fail(f"--tileplan {a.tileplan}: cannot run it ({e.strerror or e})")
-            if run.returncode != 0:
-                fail(f"{case_name(m, n, k, dtype, a_layout, b_layout)}: tileplan tile: {run.stderr.strip()}")
-            out = run.stdout
+            plan = tile_json(args, fail, case_name(m, n, k, dtype, a_layout, b_layout))
             best = min(measured.values())
-            for c in json.loads(out)["candidates"]:
+            for c in plan["candidates"]:
                 key = f"{c['block_m']}x{c['block_n']}x{c['block_k']}_s{c['stages']}_w{c['threads'] // 32}"
                 if key not in measured:
                     continue

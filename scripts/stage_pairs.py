@@ -12,28 +12,18 @@ each alignment group: count and range. Standard library only:
   python3 scripts/stage_pairs.py --class float16:rr:MnK --tile 256x64x64_w4 --stages 3,2
 """
 
-import argparse
 import glob
 import math
 import os
 import re
-import sys
 
-from harness_rows import rows
+from harness_io import refusal, rows
 
 TILE = re.compile(r"^(\d+)x(\d+)x(\d+)_w(\d+)$")
 CLASS = re.compile(r"^(float16|bfloat16|float8_e4m3|float8_e5m2|tfloat32):([rc])([rc]):([Mm1])([Nn1])([Kk1])$")
 
 
-def fail(message):
-    """One line on stderr, exit status 2: bad input."""
-    print(f"stage_pairs.py: {message}", file=sys.stderr)
-    sys.exit(2)
-
-
-class Parser(argparse.ArgumentParser):
-    def error(self, message):
-        fail(message)
+fail, Parser = refusal("stage_pairs.py")
 
 
 def class_of(m, n, k, dtype, a, b):

@@ -1,20 +1,52 @@
-"""The configuration rows of a harness dataset's timings.jsonl, checked as
-they are read (scripts/padding_pairs.py, scripts/stage_pairs.py).
+"""What the scripts that read harness datasets share (padding_pairs.py,
+stage_pairs.py, predicted_vs_measured.py): one-line refusals, the checked
+rows of a dataset, and `tileplan tile`'s JSON.
 
+  fail, Parser = refusal("name.py")    # fail(message): "name.py: message", exit 2
   for m, n, k, dtype, a_layout, b_layout, key, ms in rows(path, fail): ...
+  plan = tile_json([tileplan, "tile", ...], fail, "what")
 
-yields every timed row of one unsplit configuration of a packed problem
+rows() yields every timed row of one unsplit configuration of a packed problem
 (key BMxBNxBKsS_wW; no split_k above 1, no explicit leading dimension), and
 calls fail(message) with "PATH:LINE: what is wrong" on a row that is not a
 JSON object with a string key, positive integer M, N and K and a positive
 finite ms. Standard library only.
 """
 
+import argparse
 import json
 import math
 import re
+import subprocess
+import sys
 
 CONFIG_KEY = re.compile(r"^(\d+)x(\d+)x(\d+)_s(\d+)_w(\d+)$")
+
+
+def refusal(prog):
+    """fail(message) and an argparse parser class for the script `prog`: a
+    refusal is one line on stderr, "PROG: message", and exit status 2."""
+    def fail(message):
+        print(f"{prog}: {message}", file=sys.stderr)
+        sys.exit(2)
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message):
+            fail(message)
+
+    return fail, Parser
+
+
+def tile_json(args, fail, what):
+    """The JSON that `tileplan tile` (args[0] the program) prints; fail()
+    when the program cannot be run or refuses (its message, on one line)."""
+    try:
+        r = subprocess.run(args, capture_output=True, text=True)
+    except OSError as e:
+        fail(f"--tileplan {args[0]}: cannot run it ({e.strerror or e})")
+    if r.returncode != 0:
+        fail(f"{what}: tileplan tile: {' '.join(r.stderr.split())}")
+    return json.loads(r.stdout)
 
 
 def rows(path, fail):
