@@ -65,3 +65,13 @@ def test_malformed_rows_are_one_line(tmp_path):
         (tmp_path / "timings.jsonl").write_text(json.dumps(good) + "\n" + bad + "\n")
         script_error(run("--class", "float16:rr:mnk", "--tile", "256x64x64_w4", "--stages", "3,2", tmp_path),
                      f"stage_pairs.py: {tmp_path}/timings.jsonl:2: {says}")
+
+
+def test_an_unreadable_timings_file_is_one_line(tmp_path):
+    (tmp_path / "timings.jsonl").write_bytes(b"\xff\xfe not text\n")
+    script_error(run("--class", "float16:rr:mnk", "--tile", "256x64x64_w4", "--stages", "3,2", tmp_path),
+                 f"stage_pairs.py: {tmp_path}/timings.jsonl: cannot be read as UTF-8 text")
+    (tmp_path / "timings.jsonl").unlink()
+    (tmp_path / "timings.jsonl").mkdir()  # a folder where the file should be: no timings
+    script_error(run("--class", "float16:rr:mnk", "--tile", "256x64x64_w4", "--stages", "3,2", tmp_path),
+                 f"stage_pairs.py: {tmp_path}: no timings.jsonl")
