@@ -13,6 +13,12 @@ fp32 product and that the padding columns of C stay untouched (NaN), and
 times each variant with do_bench (median) in interleaved rounds.
 
     python3 bench/gpu/parity_probe.py --out DIR [--rounds 3] [--ncu]
+    python3 bench/gpu/parity_probe.py --sweep --out DIR
+
+--sweep runs SWEEP_CASES with SWEEP_VARIANTS instead: every ldb from N to
+N + 128 (B's row stride over every residue of 256 bytes) for two N, to tell
+a rule of alignment (the stride modulo 16 bytes) from one of the L1's set
+mapping (a pattern over larger residues).
 
 Writes DIR/probe.jsonl (one line per case, layout and variant and round) and
 prints a table of medians. With --ncu it also profiles NCU_CASES with the
@@ -42,6 +48,11 @@ CASES = [
     (4096, 1001, 2048, 1001, 1001), (4096, 1001, 2048, 1032, 1001),
 ]
 VARIANTS = ["256x64x64_s2_w4", "256x64x64_s3_w4", "256x64x64_s4_w4", "128x64x64_s2_w4", "128x64x64_s3_w4"]
+# The sweep: N = 3000 (K 2048) with ldb 3000..3128 and N = 1000 (K 2048) with
+# ldb 1000..1064; C packed (ldc = N, which the probe above found irrelevant).
+SWEEP_CASES = [(4096, 3000, 2048, ldb, 3000) for ldb in range(3000, 3129)] + \
+    [(4096, 1000, 2048, ldb, 1000) for ldb in range(1000, 1065)]
+SWEEP_VARIANTS = ["256x64x64_s2_w4", "256x64x64_s3_w4", "128x64x64_s2_w4", "128x64x64_s3_w4"]
 NCU_CASES = [(4096, 3000, 4096, 3000, 3000), (4096, 3000, 4096, 3001, 3000),
              (4096, 3001, 4096, 3001, 3001), (4096, 3001, 4096, 3032, 3001)]
 NCU_VARIANTS = ["256x64x64_s2_w4", "256x64x64_s3_w4"]
@@ -121,6 +132,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--ncu", action="store_true")
+    ap.add_argument("--sweep", action="store_true", help="time SWEEP_CASES with SWEEP_VARIANTS instead")
     ap.add_argument("--one", help="(internal) launch each NCU_VARIANTS once on this case, for ncu")
     args = ap.parse_args()
     torch.manual_seed(20261202)
@@ -132,21 +144,22 @@ def main():
             torch.cuda.synchronize()
         return
     os.makedirs(args.out, exist_ok=True)
+    cases, variants = (SWEEP_CASES, SWEEP_VARIANTS) if args.sweep else (CASES, VARIANTS)
     t0 = time.perf_counter()
-    h.compile_all(["float16:rr:MnK"], [h.parse_config_key(k) for k in VARIANTS], os.cpu_count() or 4)
+    h.compile_all(["float16:rr:MnK"], [h.parse_config_key(k) for k in variants], os.cpu_count() or 4)
     print(f"# compile {time.perf_counter() - t0:.1f} s", flush=True)
     t0 = time.perf_counter()
     launches, rows = {}, {}
-    for c in CASES:
-        for key in VARIANTS:
+    for c in cases:
+        for key in variants:
             row, launch = variant(c, key)
             launches[(c, key)] = launch
             rows[(c, key)] = row
             assert row["nans"] == 0 and row["pad_written"] == 0 and row["rel_err"] < 1e-2, row
     times = pu.timing_rounds(launches, rows, args.rounds, os.path.join(args.out, "probe.jsonl"))
     print(f"# timing {time.perf_counter() - t0:.1f} s", flush=True)
-    pu.print_medians(CASES, VARIANTS, times, case_name)
-    if args.ncu:
+    pu.print_medians(cases, variants, times, case_name)
+    if args.ncu and not args.sweep:
         ncu_dir = os.path.join(args.out, "ncu")
         me = [sys.executable, os.path.abspath(__file__), "--out", args.out, "--one"]
         pu.ncu_each([(case_name(c), me + [case_name(c)]) for c in NCU_CASES], NCU_METRICS, ncu_dir)
