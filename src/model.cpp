@@ -211,6 +211,11 @@ TileCosts unstaged_tile_costs(const Device& dev, const TileConfig& cfg, const Ge
   // asynchronously, stages - 1 ahead (its buffers scale with the stages).
   t.single_narrow = acc.a.through_registers != acc.b.through_registers;
   t.narrow_b_mn = t.single_narrow && acc.b.through_registers && !acc.b.async_copy && p.b_layout == Layout::row;
+  // Of those, B's rows starting 16-byte aligned in a kernel that spills
+  // registers: each stage beyond two costs it aligned_b_stage_share of a
+  // step more (data/h100-profile-row-stride; docs/model.md §3).
+  t.aligned_b_rows = t.narrow_b_mn && (acc.b.ld * p.elem_bytes()) % kMaxVectorBytes == 0 &&
+                     (spilled_registers > 0 || epilogue_spilled > 0);
   const bool paired_b_mn = t.paired_narrow && p.b_layout == Layout::row;
   t.narrow_us = ((loads_a + loads_b) * (t.paired_narrow ? k.paired_narrow_cycles : k.narrow_access_cycles) +
                  (paired_b_mn ? loads_b * k.paired_b_mn_cycles : 0.0)) / dev.boost_clock_mhz;
@@ -457,7 +462,11 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   // the loads narrow_access_cycles was fitted on), and every step of such a
   // kernel takes 1 + narrow_b_mn_step_share times the modeled one
   // (docs/model.md §3, "B through registers, N contiguous").
-  const double step_scale = t.narrow_b_mn ? 1.0 + k.narrow_b_mn_step_share : 1.0;
+  // Where B's rows start 16-byte aligned and the kernel spills, each stage
+  // beyond two adds aligned_b_stage_share (data/h100-profile-row-stride).
+  const double aligned_stages = t.aligned_b_rows ? static_cast<double>(std::max<int64_t>(t.stages - 2, 0)) : 0.0;
+  const double step_scale =
+      t.narrow_b_mn ? 1.0 + k.narrow_b_mn_step_share + k.aligned_b_stage_share * aligned_stages : 1.0;
   auto tile_us = [&](int64_t j) {
     const double jd = static_cast<double>(j);
     // The SM's busiest resource and the round trip overlap imperfectly when

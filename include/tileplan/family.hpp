@@ -90,7 +90,8 @@ namespace tileplan {
   X(copy_bytes_per_cycle, "B", "bytes a cycle one program's asynchronous copies of a stage arrive at, at most: a stage's round trip takes its bytes at the lesser of this and the program's L2 share (0: no cap); wgmma tiles") \
   X(mma_copy_bytes_per_cycle, "B", "the same cap for the tiles that compile to mma.sync (block_M 16 or 32), whatever the input type (0: no cap)") \
   X(narrow_b_mn_step_share, "", "share added to every main-loop step of a kernel whose B alone goes through registers with N contiguous (b_layout row, 2-byte loads; A copied asynchronously): the lanes of each warp-wide load read different rows of B, about 27 sectors a request (data/h200-profile-row-alignment), and such kernels run about twice their modeled steps whatever the tile (0: not priced)") \
-  X(in_step_a_ns, "ns", "time added to each main-loop step per copy of A's lines that programs walking K in step request at once, where A has M < 16 rows repeated in the tile (row-major, copied asynchronously): (programs resident at once / split factor) x block_M / M copies; 0: not priced")
+  X(in_step_a_ns, "ns", "time added to each main-loop step per copy of A's lines that programs walking K in step request at once, where A has M < 16 rows repeated in the tile (row-major, copied asynchronously): (programs resident at once / split factor) x block_M / M copies; 0: not priced") \
+  X(aligned_b_stage_share, "", "share added to every main-loop step, per stage beyond two, of a kernel whose B alone goes through registers with N contiguous (as narrow_b_mn_step_share), whose B rows start 16-byte aligned (ldb x element size a multiple of 16) and which spills registers: such a kernel's third stage costs it more where its rows are aligned than where they are not (data/h100-profile-row-stride; 0: not priced)")
 
 struct TimeConstants {
 #define TILEPLAN_X(name, unit, desc) double name = 0;

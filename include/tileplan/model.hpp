@@ -76,6 +76,7 @@ struct TileCosts {
   bool paired_narrow = false;      // both are: paired_narrow_cycles and paired_b_mn_cycles price their loads
   bool single_narrow = false;      // exactly one is: the other is copied asynchronously (async_share)
   bool narrow_b_mn = false;        // of those, B with N contiguous (narrow_b_mn_step_share)
+  bool aligned_b_rows = false;     // of those, B's rows 16-byte aligned in a kernel that spills (aligned_b_stage_share)
   double issue_only_us = 0;        // of narrow_us, paired_narrow_cycles' share: issue slots, not the program's path
   int64_t carveout_bytes = 0;      // the shared-memory carveout the driver configures (operands through registers)
   double l1_bytes = 0;             // L1 a block keeps: the unified array less the carveout, over the blocks

@@ -173,7 +173,8 @@ constexpr const char* kGatedClasses =
     "bfloat16:rr:mnk,bfloat16:rr:Mnk,float16:rc:mnK,float16:rr:mnK,"
     "bfloat16:rr:MnK,float8_e4m3:rc:mnK,float16:rc:MnK,tfloat32:rr:MNK,"
     "float16:rc:MNK,bfloat16:rc:mnK,float16:rc:mNK,bfloat16:rc:mNK,"
-    "float16:rr:1NK,float16:rc:1NK,bfloat16:rr:1NK,bfloat16:rc:1NK,float8_e4m3:rc:1NK,float8_e4m3:rc:MnK";
+    "float16:rr:1NK,float16:rc:1NK,bfloat16:rr:1NK,bfloat16:rc:1NK,float8_e4m3:rc:1NK,float8_e4m3:rc:MnK,"
+    "float16:rr:MnK";
 TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
   std::string data;
   for (const char* v :
@@ -341,7 +342,14 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
   // and narrow_b_mn_step_share, 17 cases), pad1 (eight padding pairs) and
   // nbits1 (N's low bits and the stage count): their 27 cases of gated
   // classes came in. 387 cases: 1.012 / 1.099, best of top 5 1.002.
-  EXPECT_NE(r.out.find("shapes 387:"), std::string::npos) << r.out;
+  // Then aligned_b_stage_share (a stage beyond two costs a spilling kernel
+  // with a narrow B more where B's rows are 16-byte aligned; fitted on a
+  // sweep of B's row stride alone, docs/model.md §3): fp16 A and B
+  // row-major with N alone unaligned came in from the known misses (32
+  // cases, 1.019 / 1.104 / 1.004 -> 1.008 / 1.087 / 1.004: every moved pick
+  // went to 2 stages of 256x64x64 and the measured best). 419 cases:
+  // 1.011 / 1.099, best of top 5 1.002.
+  EXPECT_NE(r.out.find("shapes 419:"), std::string::npos) << r.out;
   for (const char* c : {"float16:rr:MNK\n", "bfloat16:rr:MNK\n", "float8_e4m3:rc:MNK\n", "float8_e5m2:rc:MNK\n", "float16:rr:MNk\n",
                         "float16:rc:MNk\n", "float16:rc:mnk\n", "float16:rr:Mnk\n", "bfloat16:rr:MNk\n",
                         "float8_e4m3:rc:MNk\n", "tfloat32:rr:mNK\n", "bfloat16:rr:mNK\n",
@@ -350,13 +358,12 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
                         "float16:rc:MnK\n", "tfloat32:rr:MNK\n", "float16:rc:MNK\n",
                         "bfloat16:rc:mnK\n", "float16:rr:1NK\n", "float16:rc:1NK\n", "bfloat16:rr:1NK\n",
                         "bfloat16:rc:1NK\n", "float8_e4m3:rc:1NK\n", "float8_e4m3:rc:MnK\n", "float16:rc:mNK\n",
-                        "bfloat16:rc:mNK\n"})
+                        "bfloat16:rc:mNK\n", "float16:rr:MnK\n"})
     EXPECT_NE(r.out.find(c), std::string::npos) << c;
 }
 
 // The classes where the frozen model misses the thresholds (docs/model.md §6):
-// A and B row-major with N unaligned and K aligned (fp16 with M aligned: a
-// stage count); fp16 with M alone unaligned (555x14336x12288: 64x256x64 with
+// fp16 with M alone unaligned (555x14336x12288: 64x256x64 with
 // 5 stages where the same tile with block_K 32 and 4 stages wins by 12%);
 // bf16 with B K-major and N unaligned and fp16 with M, N and K unaligned
 // (near ties that copy_bytes_per_cycle flipped); bf16 with B K-major, all aligned (4096x18944x3584 picks 4 stages of
@@ -371,7 +378,7 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
 // gate above) and must not get worse than measured when the constants were
 // frozen.
 constexpr const char* kKnownMisses =
-    "bfloat16:rc:MNK,float16:rr:MnK,float8_e4m3:rc:mNK,float16:rr:mNK,bfloat16:rc:MnK,float16:rr:mnk";
+    "bfloat16:rc:MNK,float8_e4m3:rc:mNK,float16:rr:mNK,bfloat16:rc:MnK,float16:rr:mnk";
 TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   std::string data;
   for (const char* v :
@@ -501,9 +508,11 @@ TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   // ten (32 cases, 1.019 / 1.104 / 1.004; nbits1's N a multiple of 8 run 2
   // stages of 256x64x64 best, as docs/model.md §6 said before they ran),
   // fp16 rr:mNK two, fp8 rc:mNK, bf16 rc:MnK and bf16 rc:MNK one each. 168
-  // cases: 1.014 / 1.117 / 1.003.
+  // cases: 1.014 / 1.117 / 1.003. Then aligned_b_stage_share took fp16
+  // rr:MnK to the gate (its 32 cases 1.019 / 1.104 -> 1.008 / 1.087): 136
+  // cases, 1.013 / 1.117 / 1.003.
   expect_known_miss(data + "--split heldout --class " + kKnownMisses,
-                    "--max-top1-geomean 1.04 --max-top1-worst 1.12 --max-top5-geomean 1.02", 168);
+                    "--max-top1-geomean 1.04 --max-top1-worst 1.12 --max-top5-geomean 1.02", 136);
 }
 
 // bf16 with A and B row-major and M and N unaligned (B through registers, C

@@ -251,6 +251,15 @@ TEST(Family, EveryRule_IsAnErrorNamingTheKey) {
        "'time.constants.narrow_b_mn_step_share' must be an object"},
       {"/by_input_type/float8_e5m2/time/narrow_b_mn_step_share", json::object({{"value", -1}}), false,
        "narrow_b_mn_step_share -1 must be a finite number between 0 and 1e9 (for float8_e5m2)"},
+      // aligned_b_stage_share: optional, in range when present.
+      {"/time/constants/aligned_b_stage_share/value", -0.12, false,
+       "aligned_b_stage_share -0.12 must be a finite number between 0 and 1e9"},
+      {"/time/constants/aligned_b_stage_share/value", "0.12", false,
+       "'time.constants.aligned_b_stage_share.value' must be a number"},
+      {"/time/constants/aligned_b_stage_share", json::array(), false,
+       "'time.constants.aligned_b_stage_share' must be an object"},
+      {"/by_input_type/float8_e4m3/time/aligned_b_stage_share", json::object({{"value", 1e300}}), false,
+       "aligned_b_stage_share 1e+300 must be a finite number between 0 and 1e9 (for float8_e4m3)"},
       {"/space/block_m", json::array(), false, "space.block_m"},
       // The epilogue's row term: optional, in range when present.
       {"/registers/constants/per_narrow_c_row_accumulator/value", 2e6, false,
