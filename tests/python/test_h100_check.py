@@ -180,3 +180,31 @@ def test_nbits1_readme_table_is_the_script_s_output():
         " ".join(readme.split())
     split = json.loads((nbits / "split.json").read_text())
     assert split["calibration"] == [] and len(split["held_out"]) == 11 and len(split["measured"]) == 4
+
+
+def test_nbits2_readme_figures_are_the_tool_s(tmp_path):
+    """data/h100-triton-nbits2: the README's two rows are what validate
+    prints with the shipped family and with it less aligned_b_stage_share,
+    and the term's case is the one the README makes: better overall, the
+    controls untouched."""
+    nbits = ROOT / "data/h100-triton-nbits2"
+    readme = " ".join((nbits / "README.md").read_text().split())
+    family = json.loads((ROOT / "data/families/triton.json").read_text())
+    family["time"]["constants"].pop("aligned_b_stage_share")
+    without_path = tmp_path / "without.json"
+    without_path.write_text(json.dumps(family))
+    rows = []
+    for args in ((), ("--family-file", without_path)):
+        s = cli_json("validate", nbits, *args)
+        assert s["device"] == "h100-sxm"
+        c = s["summary"]["calibrated"]
+        rows.append((c["top1_geomean"], c["top1_worst"]))
+        assert f"{c['top1_geomean']:.3f} / {c['top1_worst']:.3f}" in readme
+        if not args:
+            controls = {x["shape"]: x["calibrated"]["top1_regret"] for x in s["shapes"]
+                        if x["shape"].split(":")[0] in ("6144x2057x2048", "2048x7001x2048", "4096x2601x4096")}
+            assert len(controls) == 3 and all(r == 1.0 for r in controls.values()), controls
+    assert rows[0][0] < rows[1][0] and rows[0][1] < rows[1][1]
+    split = json.loads((nbits / "split.json").read_text())
+    assert split["calibration"] == [] and len(split["held_out"]) == 13 and len(split["measured"]) == 13
+    assert "h100" not in gate_tests()
