@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from conftest import script_error
+from conftest import cli_json, script_error
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts/row_stride_sweep.py"
@@ -94,3 +94,27 @@ def test_bad_files_are_one_line(tmp_path):
     binary.write_bytes(b"\xff\xfe\x00")
     script_error(run(binary), f"row_stride_sweep.py: {binary}: cannot be read as UTF-8 text")
     script_error(run("--nope"), "row_stride_sweep.py: unrecognized arguments")
+
+
+def test_docs_worked_example_is_the_tool_s(tmp_path):
+    """docs/model.md §3, "B's rows 16-byte aligned": 4096x3000x2048 fp16,
+    256x64x64 with 4 warps, 2 and 3 stages, with the term and without."""
+    docs = " ".join((ROOT / "docs/model.md").read_text().split())
+    start = docs.index("### B's rows 16-byte aligned")
+    section = docs[start:docs.index("### ", start + 10)]
+    family = json.loads((ROOT / "data/families/triton.json").read_text())
+    family["time"]["constants"].pop("aligned_b_stage_share")
+    without = tmp_path / "without.json"
+    without.write_text(json.dumps(family))
+    args = ("tile", "--m", "4096", "--n", "3000", "--k", "2048", "--block-m", "256", "--block-n", "64", "--block-k",
+            "64", "--stages", "2,3", "--threads", "128", "--topk", "0")
+    now = {c["stages"]: c["predicted_us"] for c in cli_json(*args)["candidates"]}
+    before = {c["stages"]: c["predicted_us"] for c in cli_json(*args, "--family-file", without)["candidates"]}
+    assert before[2] == pytest.approx(now[2])
+    assert f"2 stages keep {now[2]:.1f} µs" in section
+    assert f"the prediction from {before[3]:.1f} to {now[3]:.1f} µs" in section
+    assert now[3] > now[2] > before[3]
+    shipped = json.loads((ROOT / "data/families/triton.json").read_text())
+    a = shipped["time"]["constants"]["aligned_b_stage_share"]["value"]
+    s = shipped["time"]["constants"]["narrow_b_mn_step_share"]["value"]
+    assert f"from {1 + s:.3f} to {1 + s + a:.3f} times the modeled one" in section
