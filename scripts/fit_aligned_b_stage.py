@@ -22,21 +22,17 @@ the runs). --write puts the fitted value into the family file.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import pathlib
-import re
 import statistics
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from harness_io import refusal  # noqa: E402
+from harness_io import probe_medians, refusal, tile_json  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-CASE = re.compile(r"^(\d+)x(\d+)x(\d+)_ldb(\d+)_ldc(\d+)$")
 TILE = "256x64x64_w4"
 FITTED_ON = ("scripts/fit_aligned_b_stage.py: least mean |log| of measured over predicted 3-stage over 2-stage "
              "time of 256x64x64 with 4 warps on the strides of data/h100-profile-row-stride whose B rows are "
@@ -57,32 +53,12 @@ def measured_ratios(paths, fail):
     """{(M, N, K, ldb): median over runs of (3-stage median / 2-stage median)} for 16-byte-aligned rows."""
     per_run = []
     for path in paths:
-        try:
-            lines = pathlib.Path(path).read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError) as e:
-            fail(f"{path}: cannot be read as UTF-8 text ({getattr(e, 'strerror', None) or e})")
-        times = {}
-        for no, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                r = json.loads(line)
-            except ValueError:
-                fail(f"{path}:{no}: not a JSON object")
-            c = CASE.match(str(r.get("case"))) if isinstance(r, dict) else None
-            ms = r.get("ms") if isinstance(r, dict) else None
-            if not c or not isinstance(r.get("key"), str):
-                fail(f"{path}:{no}: a row has a case MxNxK_ldbL_ldcC and a string key")
-            if type(ms) not in (int, float) or not 0 < ms < math.inf:
-                fail(f"{path}:{no}: ms must be a positive finite number of milliseconds, got {ms!r}")
-            m, n, k, ldb, ldc = map(int, c.groups())
-            if ldb % 16 != 8 or ldc != n:
-                continue
-            times.setdefault(((m, n, k, ldb), r["key"]), []).append(ms)
+        med = probe_medians(path, fail)
         ratios = {}
-        for (case, key), v in times.items():
-            if key == "256x64x64_s3_w4" and (case, "256x64x64_s2_w4") in times:
-                ratios[case] = statistics.median(v) / statistics.median(times[(case, "256x64x64_s2_w4")])
+        for ((m, n, k, ldb, ldc), key), ms in med.items():
+            two = med.get(((m, n, k, ldb, ldc), "256x64x64_s2_w4"))
+            if key == "256x64x64_s3_w4" and two and ldb % 16 == 8 and ldc == n:
+                ratios[(m, n, k, ldb)] = ms / two
         per_run.append(ratios)
     common = set.intersection(*(set(r) for r in per_run)) if per_run else set()
     if not common:
@@ -95,13 +71,8 @@ def predicted_ratio(tileplan, family_path, case, fail):
     args = [tileplan, "tile", "--m", str(m), "--n", str(n), "--k", str(k), "--ldb", str(ldb), "--device", "h100-sxm",
             "--block-m", "256", "--block-n", "64", "--block-k", "64", "--stages", "2,3", "--threads", "128",
             "--instr", "wgmma", "--topk", "0", "--format", "json", "--family-file", str(family_path)]
-    try:
-        r = subprocess.run(args, capture_output=True, text=True)
-    except OSError as e:
-        fail(f"--tileplan {tileplan}: cannot run it ({e.strerror or e})")
-    if r.returncode != 0:
-        fail(f"tileplan tile: {' '.join(r.stderr.split())}")
-    t = {c["stages"]: c["predicted_us"] for c in json.loads(r.stdout)["candidates"]}
+    plan = tile_json(args, fail, f"{m}x{n}x{k} ldb {ldb}")
+    t = {c["stages"]: c["predicted_us"] for c in plan["candidates"]}
     if 2 not in t or 3 not in t:
         fail(f"{case}: tileplan found 256x64x64 with 2 or 3 stages infeasible")
     return t[3] / t[2]

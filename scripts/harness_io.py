@@ -5,6 +5,7 @@ rows of a dataset, and `tileplan tile`'s JSON.
   fail, Parser = refusal("name.py")    # fail(message): "name.py: message", exit 2
   for m, n, k, dtype, a_layout, b_layout, key, ms in rows(path, fail): ...
   plan = tile_json([tileplan, "tile", ...], fail, "what")
+  med = probe_medians(path, fail)      # {((M, N, K, ldb, ldc), key): median ms}
 
 rows() yields every timed row of one unsplit configuration of a packed problem
 (key BMxBNxBKsS_wW; no split_k above 1, no explicit leading dimension), and
@@ -17,10 +18,12 @@ import argparse
 import json
 import math
 import re
+import statistics
 import subprocess
 import sys
 
 CONFIG_KEY = re.compile(r"^(\d+)x(\d+)x(\d+)_s(\d+)_w(\d+)$")
+PROBE_CASE = re.compile(r"^(\d+)x(\d+)x(\d+)_ldb(\d+)_ldc(\d+)$")
 
 
 def refusal(prog):
@@ -49,20 +52,28 @@ def tile_json(args, fail, what):
     return json.loads(r.stdout)
 
 
-def rows(path, fail):
-    try:
-        with open(path, encoding="utf-8") as f:
-            lines = f.readlines()
-    except (OSError, UnicodeDecodeError) as e:
-        fail(f"{path}: cannot be read as UTF-8 text ({getattr(e, 'strerror', None) or e})")
-    for no, line in enumerate(lines, 1):
+def json_lines(path, fail):
+    """(where, value) for each non-blank line of a JSON Lines file, where is
+    "PATH:LINE"; fail() on a line that is not JSON."""
+    for no, line in enumerate(read_lines(path, fail), 1):
         if not line.strip():
             continue
         where = f"{path}:{no}"
         try:
-            r = json.loads(line)
+            yield where, json.loads(line)
         except ValueError:
             fail(f"{where}: not a JSON object")
+
+
+def positive_ms(where, ms, fail):
+    """ms, or fail() where it is not a positive finite number."""
+    if type(ms) not in (int, float) or not 0 < ms < math.inf:
+        fail(f"{where}: ms must be a positive finite number of milliseconds, got {ms!r}")
+    return ms
+
+
+def rows(path, fail):
+    for where, r in json_lines(path, fail):
         if not isinstance(r, dict) or not isinstance(r.get("key"), str):
             fail(f"{where}: a row is a JSON object with a string \"key\"")
         if r.get("ms") is None or not CONFIG_KEY.match(r["key"]) or r.get("split_k", 1) != 1:
@@ -72,7 +83,33 @@ def rows(path, fail):
         dims = [r.get(d) for d in "MNK"]
         if not all(type(d) is int and d > 0 for d in dims):
             fail(f"{where}: M, N and K must be positive integers")
-        ms = r["ms"]
-        if type(ms) not in (int, float) or not 0 < ms < math.inf:
-            fail(f"{where}: ms must be a positive finite number of milliseconds, got {ms!r}")
+        ms = positive_ms(where, r["ms"], fail)
         yield (*dims, r.get("dtype", "float16"), r.get("a_layout", "row"), r.get("b_layout", "row"), r["key"], ms)
+
+
+def read_lines(path, fail):
+    """The lines of a text file; fail() when it cannot be read as UTF-8."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.readlines()
+    except (OSError, UnicodeDecodeError) as e:
+        fail(f"{path}: cannot be read as UTF-8 text ({getattr(e, 'strerror', None) or e})")
+
+
+def probe_medians(path, fail):
+    """A probe file of bench/gpu/parity_probe.py (one JSON object per line:
+    case "MxNxK_ldbL_ldcC", key BMxBNxBK_sS_wW, round, ms) as the median ms
+    of each (case, key) over its rounds, keyed ((M, N, K, ldb, ldc), key);
+    fail() on a row that is not such an object with a positive finite ms, or
+    on a file without rows."""
+    times = {}
+    for where, r in json_lines(path, fail):
+        if not isinstance(r, dict):
+            fail(f"{where}: not a JSON object")
+        c = PROBE_CASE.match(str(r.get("case")))
+        if not c or not isinstance(r.get("key"), str) or not CONFIG_KEY.match(r["key"]):
+            fail(f"{where}: a row has a case MxNxK_ldbL_ldcC and a key BMxBNxBK_sS_wW")
+        times.setdefault((tuple(map(int, c.groups())), r["key"]), []).append(positive_ms(where, r.get("ms"), fail))
+    if not times:
+        fail(f"{path}: no timed rows")
+    return {key: statistics.median(v) for key, v in times.items()}

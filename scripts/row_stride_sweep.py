@@ -15,18 +15,15 @@ grouped by the alignment of B's rows (2 * ldb bytes for fp16):
 
 Default: every data/h100-profile-row-stride/probe-*.jsonl. Standard library only.
 """
-import json
-import math
 import pathlib
 import re
 import statistics
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from harness_io import refusal  # noqa: E402
+from harness_io import probe_medians, refusal  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-CASE = re.compile(r"^(\d+)x(\d+)x(\d+)_ldb(\d+)_ldc(\d+)$")
 KEY = re.compile(r"^(\d+x\d+x\d+)_s(\d+)_(w\d+)$")
 GROUPS = ["rows 16-byte aligned", "rows 8-byte aligned", "rows 2- or 4-byte aligned", "ldb a multiple of 16"]
 
@@ -42,31 +39,12 @@ def group(ldb):
 
 
 def medians(path, fail):
-    try:
-        lines = pathlib.Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as e:
-        fail(f"{path}: cannot be read as UTF-8 text ({getattr(e, 'strerror', None) or e})")
-    times = {}
-    for no, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        where = f"{path}:{no}"
-        try:
-            r = json.loads(line)
-        except ValueError:
-            fail(f"{where}: not a JSON object")
-        if not isinstance(r, dict):
-            fail(f"{where}: not a JSON object")
-        c, k, ms = CASE.match(str(r.get("case"))), KEY.match(str(r.get("key"))), r.get("ms")
-        if not c or not k:
-            fail(f"{where}: a row has a case MxNxK_ldbL_ldcC and a key BMxBNxBK_sS_wW")
-        if type(ms) not in (int, float) or not 0 < ms < math.inf:
-            fail(f"{where}: ms must be a positive finite number of milliseconds, got {ms!r}")
-        n, ldb = int(c.group(2)), int(c.group(4))
-        times.setdefault((n, ldb, f"{k.group(1)}_{k.group(3)}", int(k.group(2))), []).append(ms)
-    if not times:
-        fail(f"{path}: no timed rows")
-    return {key: statistics.median(v) for key, v in times.items()}
+    """{(N, ldb, "BMxBNxBK_wW", stages): median ms} of one probe file."""
+    out = {}
+    for ((_, n, _, ldb, _), key), ms in probe_medians(path, fail).items():
+        k = KEY.match(key)
+        out[(n, ldb, f"{k.group(1)}_{k.group(3)}", int(k.group(2)))] = ms
+    return out
 
 
 def main():
