@@ -527,6 +527,8 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
     const double jd = static_cast<double>(j_round);
     d.busiest_us = std::max({jd * mma_transpose_us, jd * t.narrow_us, issue_us, jd * load_us});
     d.iteration_us = smooth_max(d.busiest_us, chain_us, k.overlap_power) * step_scale + in_step_us;
+    d.step_scale = step_scale;
+    d.aligned_rows_share = t.narrow_b_mn ? k.aligned_b_stage_share * aligned_stages : 0.0;
     d.epilogue_us = epilogue_us;
     d.launch_us = k.launch_us;
     d.sm_us = sm_us;

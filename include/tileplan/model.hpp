@@ -109,7 +109,11 @@ struct TimeTerms {
   double load_us = 0;           // its stage from L2, at the SM's share of the L2 bandwidth
   double round_trip_us = 0;     // the pipeline's round trip exposed per iteration (latency over the stages in flight)
   double busiest_us = 0;        // the SM's busiest resource over one iteration of the j programs
-  double iteration_us = 0;      // busiest and round trip joined (smooth maximum), plus the programs-in-step term
+  double iteration_us = 0;      // busiest and round trip joined (smooth maximum), times step_scale, plus the programs-in-step term
+  double step_scale = 1;        // every step's factor: 1, or with B alone through registers and N contiguous
+                                // 1 + narrow_b_mn_step_share + aligned_rows_share
+  double aligned_rows_share = 0;  // of step_scale, B's 16-byte-aligned rows in a spilling kernel:
+                                  // aligned_b_stage_share x stages beyond two
   double epilogue_us = 0;       // one program's epilogue: storing C (or its partial tile)
   double launch_us = 0;         // the kernel launch
   double sm_us = 0;             // the busiest SM's time, all its rounds

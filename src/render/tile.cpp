@@ -97,9 +97,11 @@ void prediction_json(std::string& s, const Verdict& v, bool terms) {
     fmt::format_to(o,
                    FMT_COMPILE(",\"time_terms\":{{\"programs_per_sm\":{},\"round_programs\":{},\"k_steps\":{},"
                                "\"mma_us\":{},\"narrow_us\":{},\"load_us\":{},\"round_trip_us\":{},\"busiest_us\":{},"
-                               "\"iteration_us\":{},\"epilogue_us\":{},\"launch_us\":{},\"sm_us\":{},\"dram_us\":{}}}"),
+                               "\"iteration_us\":{},\"step_scale\":{},\"aligned_rows_share\":{},\"epilogue_us\":{},"
+                               "\"launch_us\":{},\"sm_us\":{},\"dram_us\":{}}}"),
                    t.programs_per_sm, t.round_programs, t.k_steps, t.mma_us, t.narrow_us, t.load_us, t.round_trip_us,
-                   t.busiest_us, t.iteration_us, t.epilogue_us, t.launch_us, t.sm_us, t.dram_us);
+                   t.busiest_us, t.iteration_us, t.step_scale, t.aligned_rows_share, t.epilogue_us, t.launch_us, t.sm_us,
+                   t.dram_us);
   } else {
     s += ",\"time_terms\":null";
   }
@@ -449,6 +451,13 @@ std::string diagnose_text(const TileReport& r) {
                    t.sm_us, t.programs_per_sm, t.programs_per_sm == 1 ? "" : "s", t.epilogue_us, t.dram_us,
                    t.launch_us);
   }
+  // B's rows 16-byte aligned in a spilling kernel: each stage beyond two
+  // costs a share of every step (aligned_b_stage_share, docs/model.md §3).
+  if (has_time(v) && v.time_terms.aligned_rows_share > 0)
+    fmt::format_to(o,
+                   "   B's aligned rows        B's rows start 16-byte aligned and the kernel spills: its {} stages add "
+                   "{:.2f} to every step's factor ({:.3f} in all), where 2 stages would add nothing\n",
+                   v.config.stages, v.time_terms.aligned_rows_share, v.time_terms.step_scale);
   if (has_time(v) && v.narrow_footprint_bytes > 0)
     fmt::format_to(o,
                    "   L1 for narrow loads     {} KB per block ({} KB less a {} KB carveout, over {} block(s)) against "

@@ -658,4 +658,38 @@ TEST(ModelCli, Validate_DevicePresetFollowsTheDatasetsGpu) {
   EXPECT_TRUE(none["warnings"].empty());
 }
 
+// B's rows 16-byte aligned in a spilling kernel (aligned_b_stage_share,
+// docs/model.md §3): the diagnosis says what the stages beyond two add to a
+// step, and its JSON carries the step's factor; odd rows and two stages add
+// nothing and print no such line.
+TEST(ModelCli, Diagnose_NamesTheAlignedRowsStageCost) {
+  const std::string tile = "tile --k 2048 --block-m 256 --block-n 64 --block-k 64 --threads 128 --diagnose ";
+  const CliResult aligned = run_cli(tile + "--m 4096 --n 3000 --stages 3");
+  ASSERT_EQ(aligned.status, 0) << aligned.err;
+  EXPECT_NE(aligned.out.find("   B's aligned rows        B's rows start 16-byte aligned and the kernel spills: its 3 "
+                             "stages add 0.12 to every step's factor (1.572 in all)"),
+            std::string::npos)
+      << aligned.out;
+  for (const std::string& other : {std::string("--m 4096 --n 3001 --stages 3"), std::string("--m 4096 --n 3000 --stages 2")}) {
+    const CliResult r = run_cli(tile + other);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out.find("B's aligned rows"), std::string::npos) << other << "\n" << r.out;
+  }
+  const auto terms = [&](const std::string& args) {
+    const CliResult r = run_cli(tile + args + " --format json");
+    EXPECT_EQ(r.status, 0) << r.err;
+    return json::parse(r.out)["candidates"][0]["time_terms"];
+  };
+  const json a3 = terms("--m 4096 --n 3000 --stages 3"), a4 = terms("--m 4096 --n 3000 --stages 4");
+  const json o3 = terms("--m 4096 --n 3001 --stages 3"), a2 = terms("--m 4096 --n 3000 --stages 2");
+  EXPECT_NEAR(a3["aligned_rows_share"].get<double>(), 0.12, 1e-12);
+  EXPECT_NEAR(a4["aligned_rows_share"].get<double>(), 0.24, 1e-12);
+  EXPECT_EQ(o3["aligned_rows_share"].get<double>(), 0.0);
+  EXPECT_EQ(a2["aligned_rows_share"].get<double>(), 0.0);
+  EXPECT_NEAR(a3["step_scale"].get<double>() - o3["step_scale"].get<double>(), 0.12, 1e-12);
+  const json aligned_c = terms("--m 4096 --n 4096 --stages 3");
+  EXPECT_EQ(aligned_c["step_scale"].get<double>(), 1.0) << "B copied asynchronously: no step factor";
+}
+
 }  // namespace tileplan::test
+
