@@ -214,8 +214,7 @@ TileCosts unstaged_tile_costs(const Device& dev, const TileConfig& cfg, const Ge
   // Of those, B's rows starting 16-byte aligned in a kernel that spills
   // registers: each stage beyond two costs it aligned_b_stage_share of a
   // step more (data/h100-profile-row-stride; docs/model.md §3).
-  t.aligned_b_rows = t.narrow_b_mn && (acc.b.ld * p.elem_bytes()) % kMaxVectorBytes == 0 &&
-                     (spilled_registers > 0 || epilogue_spilled > 0);
+  t.aligned_b_rows = t.narrow_b_mn && acc.b.ld_bytes_aligned && (spilled_registers > 0 || epilogue_spilled > 0);
   const bool paired_b_mn = t.paired_narrow && p.b_layout == Layout::row;
   t.narrow_us = ((loads_a + loads_b) * (t.paired_narrow ? k.paired_narrow_cycles : k.narrow_access_cycles) +
                  (paired_b_mn ? loads_b * k.paired_b_mn_cycles : 0.0)) / dev.boost_clock_mhz;
@@ -528,7 +527,7 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
     d.busiest_us = std::max({jd * mma_transpose_us, jd * t.narrow_us, issue_us, jd * load_us});
     d.iteration_us = smooth_max(d.busiest_us, chain_us, k.overlap_power) * step_scale + in_step_us;
     d.step_scale = step_scale;
-    d.aligned_rows_share = t.narrow_b_mn ? k.aligned_b_stage_share * aligned_stages : 0.0;
+    d.aligned_rows_share = k.aligned_b_stage_share * aligned_stages;
     d.epilogue_us = epilogue_us;
     d.launch_us = k.launch_us;
     d.sm_us = sm_us;
