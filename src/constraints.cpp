@@ -140,22 +140,6 @@ std::string message(const Finding& f, const TileConfig& cfg) {
 }
 
 
-double tensor_tflops(const Device& dev, DType t) {
-  switch (t) {
-    case DType::float16:
-    case DType::bfloat16: return dev.tensor_fp16_tflops;
-    case DType::float8_e4m3:
-    case DType::float8_e5m2: return dev.compute_capability >= 89 ? dev.tensor_fp8_tflops : 0.0;
-    case DType::tfloat32:
-    case DType::float32: return dev.compute_capability >= 80 ? dev.tensor_tf32_tflops : 0.0;
-  }
-  return 0.0;
-}
-
-std::optional<Finding> type_unsupported(const Device& dev, DType t, Instr instr) {
-  if (instr == Instr::simt || tensor_tflops(dev, t) > 0) return std::nullopt;
-  return Finding{FindingKind::dtype_unsupported, static_cast<int64_t>(t), dev.compute_capability};
-}
 
 Result<TileCheck> check_tile(const TileConfig& cfg, const Device& dev, const GemmProblem& p,
                              const RegisterProfile& regs, OccupancyRule rule) {

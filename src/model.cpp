@@ -214,7 +214,8 @@ TileCosts unstaged_tile_costs(const Device& dev, const TileConfig& cfg, const Ge
   // Of those, B's rows starting 16-byte aligned in a kernel that spills
   // registers: each stage beyond two costs it aligned_b_stage_share of a
   // step more (data/h100-profile-row-stride; docs/model.md §3).
-  t.aligned_b_rows = t.narrow_b_mn && acc.b.ld_bytes_aligned && (spilled_registers > 0 || epilogue_spilled > 0);
+  t.aligned_b_rows = t.narrow_b_mn && (spilled_registers > 0 || epilogue_spilled > 0) &&
+                     rows_16_byte_aligned(acc.b, p.elem_bytes());
   const bool paired_b_mn = t.paired_narrow && p.b_layout == Layout::row;
   t.narrow_us = ((loads_a + loads_b) * (t.paired_narrow ? k.paired_narrow_cycles : k.narrow_access_cycles) +
                  (paired_b_mn ? loads_b * k.paired_b_mn_cycles : 0.0)) / dev.boost_clock_mhz;

@@ -181,7 +181,7 @@ Result<Planner> Planner::create_shared(Device dev, Instr instr, SearchSpace spac
 std::size_t Planner::slot_of(const GemmProblem& p) {
   const ProblemAccess acc = problem_access(p);
   // B through registers with rows 16-byte aligned (aligned_b_stage_share).
-  const std::size_t bits = (acc.b.through_registers && acc.b.ld_bytes_aligned ? 64u : 0u) | (acc.a.async_copy ? 0u : 32u) | (acc.a.through_registers ? 16u : 0u) |
+  const std::size_t bits = (acc.b.through_registers && rows_16_byte_aligned(acc.b, p.elem_bytes()) ? 64u : 0u) | (acc.a.async_copy ? 0u : 32u) | (acc.a.through_registers ? 16u : 0u) |
                            (acc.b.async_copy ? 0u : 8u) | (acc.b.through_registers ? 4u : 0u) |
                            (acc.c.vector_bytes < kMaxVectorBytes ? 2u : 0u) | (p.b_layout == Layout::col ? 1u : 0u);
   // A of few rows: its L2 cost depends on M itself (1..15), so each M has a table.

@@ -142,13 +142,27 @@ Result<TileCheck> check_tile(const TileConfig& cfg, const Device& dev, const Gem
 FindingList problem_findings(const GemmProblem& p, Instr instr);
 
 // Peak dense tensor-core rate of `dev` for input type `t` (0: the device has
-// no tensor-core instruction for it).
-double tensor_tflops(const Device& dev, DType t);
+// no tensor-core instruction for it). Inline: every configuration of a sweep
+// asks.
+inline double tensor_tflops(const Device& dev, DType t) {
+  switch (t) {
+    case DType::float16:
+    case DType::bfloat16: return dev.tensor_fp16_tflops;
+    case DType::float8_e4m3:
+    case DType::float8_e5m2: return dev.compute_capability >= 89 ? dev.tensor_fp8_tflops : 0.0;
+    case DType::tfloat32:
+    case DType::float32: return dev.compute_capability >= 80 ? dev.tensor_tf32_tflops : 0.0;
+  }
+  return 0.0;
+}
 
 // The C3 failure every tile of `instr` has on `dev` for input type `t`
 // (dtype_unsupported: a tensor-core family without an instruction for the
 // type); nothing when there is one, and for simt.
-std::optional<Finding> type_unsupported(const Device& dev, DType t, Instr instr);
+inline std::optional<Finding> type_unsupported(const Device& dev, DType t, Instr instr) {
+  if (instr == Instr::simt || tensor_tflops(dev, t) > 0) return std::nullopt;
+  return Finding{FindingKind::dtype_unsupported, static_cast<int64_t>(t), dev.compute_capability};
+}
 
 // The reference's traffic model in bytes (see the header comment), evaluated
 // in the reference's order so that the doubles agree bit for bit.

@@ -131,7 +131,6 @@ struct OperandAccess {
   int64_t ld = 0;                 // leading dimension in effect
   int64_t contiguous_extent = 0;  // K, M or N: the extent along the contiguous dimension
   bool ld_divisible = false, extent_divisible = false;
-  bool ld_bytes_aligned = false;  // ld x element size a multiple of 16: every row (column) starts 16-byte aligned
   int64_t vector_bytes = 0;
   bool async_copy = false;        // vector_bytes >= 4
   // The operand reaches shared memory through registers, one stage at a
@@ -169,7 +168,6 @@ inline OperandAccess access_of(int64_t ld, int64_t contiguous, int64_t elem_byte
   o.contiguous_extent = contiguous;
   o.ld_divisible = o.ld % kDivisibility == 0;
   o.extent_divisible = contiguous % kDivisibility == 0;
-  o.ld_bytes_aligned = o.ld * elem_bytes % kMaxVectorBytes == 0;
   o.vector_bytes = o.ld_divisible && o.extent_divisible
                        ? (kDivisibility * elem_bytes < kMaxVectorBytes ? kDivisibility * elem_bytes : kMaxVectorBytes)
                        : elem_bytes;
@@ -177,6 +175,13 @@ inline OperandAccess access_of(int64_t ld, int64_t contiguous, int64_t elem_byte
   return o;
 }
 }  // namespace detail
+
+// Whether every row (column) of an operand starts 16-byte aligned: its
+// leading dimension times the element size a multiple of 16 (which a
+// leading dimension not divisible by 16 elements can still be).
+inline bool rows_16_byte_aligned(const OperandAccess& o, int64_t elem_bytes) {
+  return o.ld * elem_bytes % kMaxVectorBytes == 0;
+}
 
 // A checked problem's access (precondition: check_problem(p).ok()). Inline:
 // the sweep asks for it per configuration.
