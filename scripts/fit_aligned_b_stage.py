@@ -33,7 +33,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from harness_io import probe_medians, refusal, tile_json  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-TILE = "256x64x64_w4"
+MAX_VALUES = 1001  # each value plans every stride: a bound on the run time
 FITTED_ON = ("scripts/fit_aligned_b_stage.py: least mean |log| of measured over predicted 3-stage over 2-stage "
              "time of 256x64x64 with 4 warps on the strides of data/h100-profile-row-stride whose B rows are "
              "16-byte aligned (14 strides, two runs; planned as h100-sxm), every other constant held")
@@ -46,6 +46,8 @@ def parse_values(text, fail):
         fail(f"--values: '{text}' is not a comma list of numbers")
     if not values or any(not 0 <= v <= 1 for v in values):
         fail(f"--values: every value must be between 0 and 1, got '{text}'")
+    if len(values) > MAX_VALUES:
+        fail(f"--values: at most {MAX_VALUES} values, got {len(values)}")
     return values
 
 
@@ -97,6 +99,10 @@ def main():
         constants = family["time"]["constants"]
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as e:
         fail(f"--family-file {args.family_file}: not a family file with time.constants ({e})")
+    own = constants.get("aligned_b_stage_share", {}) if isinstance(constants, dict) else None
+    if not isinstance(own, dict) or not isinstance(own.get("value", 0.0), (int, float)):
+        fail(f"--family-file {args.family_file}: time.constants must be an object whose aligned_b_stage_share, "
+             "if present, is an object with a numeric value")
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         trial_path = pathlib.Path(tmp) / "family.json"
@@ -114,8 +120,8 @@ def main():
         print(f"{v:6g} {gm:18.4f} {mal:11.4f}")
         if best is None or mal < best[0] - 1e-12:
             best = (mal, v)
-    own = constants.get("aligned_b_stage_share", {}).get("value", 0.0)
-    print(f"best: aligned_b_stage_share {best[1]:g} (mean |log| {best[0]:.4f}); the family file's {own:g}")
+    print(f"best: aligned_b_stage_share {best[1]:g} (mean |log| {best[0]:.4f}); "
+          f"the family file's {own.get('value', 0.0):g}")
     if args.write:
         constants["aligned_b_stage_share"] = {"value": best[1], "fitted_on": FITTED_ON}
         pathlib.Path(args.family_file).write_text(json.dumps(family, indent=2, ensure_ascii=False) + "\n",

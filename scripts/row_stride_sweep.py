@@ -56,6 +56,9 @@ def main():
     if not paths:
         fail("no probe files given and none in data/h100-profile-row-stride")
     runs = [medians(p, fail) for p in paths]
+    for path, med in zip(paths, runs):
+        if not any(s == 3 and (n, ldb, t, 2) in med for n, ldb, t, s in med):
+            fail(f"{path}: no case timed at both 2 and 3 stages of one tile")
     print("3 stages over 2 stages (median of each case's rounds), by the alignment of B's rows:")
     print("| N | tile | run | group | ldb values | median | range | above 1 |")
     print("|---|---|---|---|---|---|---|---|")

@@ -83,7 +83,16 @@ def test_bad_probe_rows_are_one_line(tmp_path, body, says):
     script_error(run(p), says.format(p=p))
 
 
-def test_a_family_file_that_is_not_one_is_one_line(tmp_path):
+@pytest.mark.parametrize("body", [
+    "[1, 2]", "", "{}", '{"time": {"constants": 5}}', '{"time": {"constants": {"aligned_b_stage_share": 0.1}}}',
+    '{"time": {"constants": {"aligned_b_stage_share": {"value": "0.1"}}}}',
+])
+def test_a_family_file_that_is_not_one_is_one_line(tmp_path, body):
     p = tmp_path / "family.json"
-    p.write_text("[1, 2]")
-    script_error(run("--family-file", p), f"fit_aligned_b_stage.py: --family-file {p}: not a family file")
+    p.write_text(body)
+    script_error(run("--family-file", p), f"fit_aligned_b_stage.py: --family-file {p}:")
+
+
+def test_too_many_values_are_refused_before_any_planning():
+    values = ",".join(["0.1"] * 1002)
+    script_error(run("--values", values), "fit_aligned_b_stage.py: --values: at most 1001 values, got 1002")

@@ -81,6 +81,8 @@ def test_probe_rows_are_checked_kernels():
     ('{"case": "4096x3000x2048_ldb3000_ldc3000", "key": "256x64x64_s2_w4", "ms": NaN}\n',
      "row_stride_sweep.py: {p}:1: ms must be a positive finite number"),
     ("", "row_stride_sweep.py: {p}: no timed rows"),
+    ('{"case": "4096x3000x2048_ldb3000_ldc3000", "key": "256x64x64_s2_w4", "ms": 0.3}\n',
+     "row_stride_sweep.py: {p}: no case timed at both 2 and 3 stages"),
 ])
 def test_bad_rows_are_one_line(tmp_path, body, says):
     p = tmp_path / "probe.jsonl"
