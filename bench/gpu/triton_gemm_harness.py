@@ -8,7 +8,9 @@ kernel against torch.matmul and times it. Output is JSON Lines in the format of
 data/h200-triton/ (see bench/gpu/README.md):
 
     configs.jsonl   one line per configuration
-    timings.jsonl   one line per (shape, configuration), plus key "cublas"
+    timings.jsonl   one line per (shape, configuration), plus key "cublas"; each
+                    with the SM clock, power and clock-event reasons NVML
+                    reported while it was timed (ClockSampler)
     meta.json       device, driver, versions, clocks before/after, phase times
     split.json      calibration and held-out shape lists
 
@@ -1006,7 +1008,8 @@ def kernel_args(a, b, c):
 
 
 def meta_args(cfg):
-    return dict(BLOCK_M=cfg["BM"], BLOCK_N=cfg["BN"], BLOCK_K=cfg["BK"], GROUP_M=GROUP_M,
+    # group_m: a probe's variant of the program order (the harness's grid keeps GROUP_M).
+    return dict(BLOCK_M=cfg["BM"], BLOCK_N=cfg["BN"], BLOCK_K=cfg["BK"], GROUP_M=cfg.get("group_m", GROUP_M),
                 num_warps=cfg["warps"], num_stages=cfg["stages"])
 
 
@@ -1155,6 +1158,74 @@ def smi_snapshot():
 def sm_clock_mhz():
     q = smi_query(["clocks.sm"])
     return q["clocks.sm"] if q else None
+
+
+# Clock-event reasons of NVML (nvml.h, nvmlClocksEventReason*): the SM clock
+# held below its boost by the software power cap, a hardware slowdown, the
+# thermal limits or the power brake.
+CLOCK_REASONS = {0x4: "sw_power_cap", 0x8: "hw_slowdown", 0x20: "sw_thermal", 0x40: "hw_thermal",
+                 0x80: "hw_power_brake"}
+
+
+class ClockSampler:
+    """The SM clock, the power drawn and the clock-event reasons, read from
+    NVML (libnvidia-ml through ctypes, no Python package) every `period_s` in
+    a background thread while the harness times. window(t0, t1) summarizes
+    the samples taken between two time.monotonic() readings. Sustained GEMMs
+    can run power-capped, below the boost clock (data/h100-profile-power):
+    each timing row then says at what clock it ran. `ok` is False where NVML
+    cannot be loaded; window() then returns {}."""
+
+    def __init__(self, period_s=0.01):
+        import threading
+        self.samples, self.ok, self._stop = [], False, threading.Event()
+        try:
+            nvml = ctypes.CDLL("libnvidia-ml.so.1")
+            if nvml.nvmlInit_v2() != 0:
+                return
+            handle = ctypes.c_void_p()
+            props = torch.cuda.get_device_properties(torch.cuda.current_device())
+            bus = f"{getattr(props, 'pci_domain_id', 0):08x}:{getattr(props, 'pci_bus_id', 0):02x}:" \
+                  f"{getattr(props, 'pci_device_id', 0):02x}.0".encode()
+            if nvml.nvmlDeviceGetHandleByPciBusId_v2(bus, ctypes.byref(handle)) != 0 and \
+                    nvml.nvmlDeviceGetHandleByIndex_v2(0, ctypes.byref(handle)) != 0:
+                return
+            reasons = getattr(nvml, "nvmlDeviceGetCurrentClocksEventReasons", None) or \
+                nvml.nvmlDeviceGetCurrentClocksThrottleReasons
+        except (OSError, AttributeError):
+            return
+        self._nvml, self._handle, self._reasons, self._period, self.ok = nvml, handle, reasons, period_s, True
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self):
+        clock, mw, why = ctypes.c_uint(), ctypes.c_uint(), ctypes.c_ulonglong()
+        while not self._stop.is_set():
+            if (self._nvml.nvmlDeviceGetClockInfo(self._handle, 1, ctypes.byref(clock)) == 0 and  # NVML_CLOCK_SM
+                    self._nvml.nvmlDeviceGetPowerUsage(self._handle, ctypes.byref(mw)) == 0 and
+                    self._reasons(self._handle, ctypes.byref(why)) == 0):
+                self.samples.append((time.monotonic(), clock.value, mw.value / 1000.0, why.value))
+            self._stop.wait(self._period)
+
+    def window(self, t0, t1):
+        """{sm_clock_mhz, power_w (medians), clock_reasons (the named reasons
+        seen), clock_samples} of the samples in [t0, t1]; {} without NVML or samples."""
+        inside = [x for x in self.samples if t0 <= x[0] <= t1] if self.ok else []
+        if not inside:
+            return {}
+        seen = 0
+        for x in inside:
+            seen |= x[3]
+        clocks, watts = sorted(x[1] for x in inside), sorted(x[2] for x in inside)
+        return {"sm_clock_mhz": clocks[len(clocks) // 2], "power_w": round(watts[len(watts) // 2], 1),
+                "clock_reasons": [name for bit, name in CLOCK_REASONS.items() if seen & bit],
+                "clock_samples": len(inside)}
+
+    def close(self):
+        if self.ok:
+            self._stop.set()
+            self._thread.join()
+            self._nvml.nvmlShutdown()
 
 
 def machine_meta():
@@ -1429,6 +1500,8 @@ def main():
     # -- timing phase -----------------------------------------------------------
     t_timing0 = time.perf_counter()
     tim_writer = JsonlWriter(os.path.join(args.out, "timings.jsonl"))
+    sampler = ClockSampler()
+    meta["clock_sampler"] = "NVML every 10 ms during each do_bench" if sampler.ok else "unavailable (no NVML)"
     summary = []
     stopped_early = False
     cal_names = {c.name() for c in calibration}
@@ -1471,9 +1544,11 @@ def main():
             torch.cuda.synchronize()
             cublas_vs_fp32 = float(torch.linalg.vector_norm(out.float() - ref32) / torch.linalg.vector_norm(ref32))
             del out
+            tb0 = time.monotonic()
             cublas_ms = triton.testing.do_bench(cublas, warmup=CUBLAS_WARMUP_MS, rep=CUBLAS_REP_MS,
                                                 return_mode="median")
-            tim_writer.write({"M": M, "N": N, "K": K, "key": "cublas", "ms": cublas_ms, **tags})
+            tim_writer.write({"M": M, "N": N, "K": K, "key": "cublas", "ms": cublas_ms,
+                              **sampler.window(tb0, time.monotonic()), **tags})
         except Exception as e:
             cublas_note = f"{type(e).__name__}: {str(e)[:160]}"
         del ref32
@@ -1495,13 +1570,15 @@ def main():
                 fn()
                 torch.cuda.synchronize()
                 rel, n_nan = rel_error(c, ref)
+                tb0 = time.monotonic()
                 ms = triton.testing.do_bench(fn, warmup=TRITON_WARMUP_MS, rep=TRITON_REP_MS,
                                              return_mode="median")
+                clocks = sampler.window(tb0, time.monotonic())
             except Exception as e:
                 failures.append((cfg["key"], f"{type(e).__name__}: {e}"))
                 print(f"  FAIL {name} {cfg['key']}: {type(e).__name__}: {e}", flush=True)
                 continue
-            row = {"M": M, "N": N, "K": K, "key": cfg["key"], "ms": ms}
+            row = {"M": M, "N": N, "K": K, "key": cfg["key"], "ms": ms, **clocks}
             if n_nan:
                 row["rel_err"] = None
                 row["n_nan"] = n_nan
@@ -1537,6 +1614,7 @@ def main():
               f"| max rel_err {max_rel:.2e} ({nonzero} nonzero, {nan_rows} NaN, {len(failures)} failed) "
               f"| {shape_s:.1f} s, SM clock after {clock}", flush=True)
     tim_writer.close()
+    sampler.close()
     t_timing = time.perf_counter() - t_timing0
 
     meta.update(timing_s=round(t_timing, 1), total_s=round(time.perf_counter() - t_start, 1),
