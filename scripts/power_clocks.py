@@ -71,8 +71,8 @@ def main():
     paths = args.files or sorted(str(p) for p in (ROOT / "data/h100-profile-power").glob("power-*.jsonl"))
     if not paths:
         fail("no power files given and none in data/h100-profile-power")
-    for path in paths:
-        rows = load(path, fail)
+    loaded = [(path, load(path, fail)) for path in paths]
+    for path, rows in loaded:
         print(f"{path}:")
         print("| case | configuration | µs | SM MHz | k cycles | power-capped |")
         print("|---|---|---:|---:|---:|---|")
