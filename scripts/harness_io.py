@@ -40,6 +40,20 @@ def refusal(prog):
     return fail, Parser
 
 
+def tile_and_stages(tile, stages, fail):
+    """A tile BMxBNxBK_wW and a pair of stage counts "A,B" (different, 1 to
+    16) as the two configuration keys BMxBNxBK_sA_wW and BMxBNxBK_sB_wW;
+    fail() on either malformed."""
+    t = re.match(r"^(\d+)x(\d+)x(\d+)_w(\d+)$", tile)
+    if not t:
+        fail(f"--tile {tile!r}: a tile is BMxBNxBK_wW, e.g. 256x64x64_w4")
+    pair = stages.split(",")
+    if len(pair) != 2 or not all(x.isdigit() and 1 <= int(x) <= 16 for x in pair) or pair[0] == pair[1]:
+        fail(f"--stages {stages!r}: two different stage counts from 1 to 16, e.g. 3,2")
+    bm, bn, bk, w = t.groups()
+    return [f"{bm}x{bn}x{bk}_s{x}_w{w}" for x in pair]
+
+
 def tile_json(args, fail, what):
     """The JSON that `tileplan tile` (args[0] the program) prints; fail()
     when the program cannot be run or refuses (its message, on one line)."""

@@ -17,9 +17,8 @@ import math
 import os
 import re
 
-from harness_io import refusal, rows
+from harness_io import refusal, rows, tile_and_stages
 
-TILE = re.compile(r"^(\d+)x(\d+)x(\d+)_w(\d+)$")
 CLASS = re.compile(r"^(float16|bfloat16|float8_e4m3|float8_e5m2|tfloat32):([rc])([rc]):([Mm1])([Nn1])([Kk1])$")
 
 
@@ -59,15 +58,10 @@ def main():
     a = ap.parse_args()
     if not CLASS.match(a.cls):
         fail(f"--class {a.cls!r}: a class is DTYPE:LL:MNK, e.g. float16:rr:MnK (upper case: a multiple of 16)")
-    if not TILE.match(a.tile):
-        fail(f"--tile {a.tile!r}: a tile is BMxBNxBK_wW, e.g. 256x64x64_w4")
+    first, second = tile_and_stages(a.tile, a.stages, fail)
     stages = a.stages.split(",")
-    if len(stages) != 2 or not all(s.isdigit() and 1 <= int(s) <= 16 for s in stages) or stages[0] == stages[1]:
-        fail(f"--stages {a.stages!r}: two different stage counts from 1 to 16, e.g. 3,2")
     if not (math.isfinite(a.near) and a.near >= 1.0):
         fail(f"--near {a.near}: must be a finite number of at least 1")
-    bm, bn, bk, w = TILE.match(a.tile).groups()
-    first, second = (f"{bm}x{bn}x{bk}_s{s}_w{w}" for s in stages)
     every = [d for d in sorted(glob.glob("data/h200-triton*")) if os.path.isfile(f"{d}/timings.jsonl")]
     cases = load(a.datasets or every, a.cls)
     groups = {}

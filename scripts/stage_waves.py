@@ -25,10 +25,9 @@ import statistics
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from harness_io import refusal, rows, tile_json  # noqa: E402
+from harness_io import refusal, rows, tile_and_stages, tile_json  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-TILE = re.compile(r"^(\d+)x(\d+)x(\d+)_w(\d+)$")
 TYPES = ("float16", "bfloat16", "float8_e4m3", "float8_e5m2", "tfloat32")
 BUCKETS = [(0, 132, "1 wave or less"), (133, 264, "up to 2 waves"), (265, 528, "up to 4 waves"),
            (529, math.inf, "more than 4 waves")]
@@ -47,11 +46,8 @@ def main():
                     help="keep shapes where either time is within this factor of the best (default 1.2)")
     ap.add_argument("--tileplan", default=str(ROOT / "build" / "release" / "tileplan"))
     a = ap.parse_args()
-    if not TILE.match(a.tile):
-        fail(f"--tile {a.tile!r}: a tile is BMxBNxBK_wW, e.g. 64x256x64_w4")
+    keys = tile_and_stages(a.tile, a.stages, fail)
     stages = a.stages.split(",")
-    if len(stages) != 2 or not all(s.isdigit() and 1 <= int(s) <= 16 for s in stages) or stages[0] == stages[1]:
-        fail(f"--stages {a.stages!r}: two different stage counts from 1 to 16, e.g. 5,4")
     if not re.fullmatch(r"[rc][rc]", a.layouts):
         fail(f"--layouts {a.layouts!r}: two of r and c (A's layout, then B's), e.g. rr")
     dtypes = a.dtypes.split(",")
@@ -59,8 +55,7 @@ def main():
         fail(f"--dtypes {a.dtypes!r}: a comma list of {', '.join(TYPES)}")
     if not (math.isfinite(a.near) and a.near >= 1.0):
         fail(f"--near {a.near}: must be a finite number of at least 1")
-    bm, bn, bk, w = TILE.match(a.tile).groups()
-    keys = [f"{bm}x{bn}x{bk}_s{s}_w{w}" for s in stages]
+    bm, bn, bk, w = re.match(r"(\d+)x(\d+)x(\d+)_w(\d+)", a.tile).groups()
     full = {"r": "row", "c": "col"}
     lay = (full[a.layouts[0]], full[a.layouts[1]])
     every = [d for d in sorted(glob.glob(str(ROOT / "data/h200-triton*")))
