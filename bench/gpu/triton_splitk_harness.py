@@ -105,7 +105,8 @@ import triton.language as tl
 # writers are the main harness's: one copy, so both datasets are described
 # and checked the same way.
 from triton_gemm_harness import (  # noqa: E402  (bench/gpu is the script's directory)
-    JsonlWriter, machine_meta, occupancy, parse_shape, rel_error, shape_name, sm_clock_mhz, smi_snapshot, write_json)
+    ClockSampler, JsonlWriter, machine_meta, occupancy, parse_shape, rel_error, shape_name, sm_clock_mhz, smi_snapshot,
+    write_json)
 
 # ---------------------------------------------------------------------------
 # Shapes (M, N, K), the tile grid, split factors and variants
@@ -850,6 +851,10 @@ def main():
     # -- timing phase -------------------------------------------------------------
     t_timing0 = time.perf_counter()
     tim_writer = JsonlWriter(os.path.join(args.out, "timings.jsonl"))
+    # The clock, power and clock-event reasons of each timed row (the main
+    # harness's sampler: data/h100-profile-power).
+    sampler = ClockSampler()
+    meta["clock_sampler"] = "NVML every 10 ms during each do_bench" if sampler.ok else "unavailable (no NVML)"
     summary = []
     stopped_early = False
     held_names = {shape_name(s) for s in held_out}
@@ -893,8 +898,9 @@ def main():
             torch.cuda.synchronize()
             cublas_vs_fp32 = float(torch.linalg.vector_norm(out.float() - ref32) / torch.linalg.vector_norm(ref32))
             del out
+            tb0 = time.monotonic()
             cublas_ms = timed(cublas, CUBLAS_WARMUP_MS, CUBLAS_REP_MS)
-            tim_writer.write({**base, "key": "cublas", "ms": cublas_ms})
+            tim_writer.write({**base, "key": "cublas", "ms": cublas_ms, **sampler.window(tb0, time.monotonic())})
         except Exception as e:
             cublas_note = f"{type(e).__name__}: {str(e)[:160]}"
         del ref32
@@ -958,7 +964,9 @@ def main():
                 rel, n_nan = rel_error(c, ref)
                 if variant.startswith("fused"):
                     dirty = fused_dirty(ws32, lock)
+                tb0 = time.monotonic()
                 ms = timed(fn, TRITON_WARMUP_MS, TRITON_REP_MS)
+                clocks = sampler.window(tb0, time.monotonic())
                 if variant.startswith("fused"):
                     # After hundreds of launches: the sums still right, nothing left behind.
                     c.fill_(float("nan"))
@@ -973,7 +981,7 @@ def main():
                 continue
             k_slice, k_used = k_split_info(K, cfg["BK"], split_k)
             row = {**base, "key": cfg["key"], "tile": cfg["tile"], "split_k": split_k, "variant": variant,
-                   "ms": ms, "n_programs": grid[0] * grid[1], "k_slice": k_slice, "splits_used": k_used}
+                   "ms": ms, "n_programs": grid[0] * grid[1], "k_slice": k_slice, "splits_used": k_used, **clocks}
             if dirty:
                 row["dirty"] = dirty
                 failures.append((cfg["key"], f"left behind: {dirty}"))
@@ -1053,6 +1061,7 @@ def main():
               f"{max_rel:.2e} ({nonzero} nonzero, {nan_rows} NaN, {len(failures)} failed) | {shape_s:.1f} s, "
               f"SM clock {clock}, elapsed {time.perf_counter() - t_start:.0f} s", flush=True)
     tim_writer.close()
+    sampler.close()
     t_timing = time.perf_counter() - t_timing0
 
     meta.update(timing_s=round(t_timing, 1), total_s=round(time.perf_counter() - t_start, 1),
