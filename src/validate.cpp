@@ -158,6 +158,29 @@ std::optional<std::string> read_case_fields(const json& j, GemmProblem& p) {
   return std::nullopt;
 }
 
+// The optional clock fields of a timing line: sm_clock_mhz (1 to 10000) and
+// clock_reasons (a list of at most 32 strings, the clock-event reasons NVML
+// named while the row was timed). Nothing when the line has no sm_clock_mhz.
+std::optional<std::string> read_clock_fields(const json& j, std::optional<RowClock>& clock) {
+  clock.reset();
+  bool capped = false;
+  if (const auto r = j.find("clock_reasons"); r != j.end()) {
+    if (!r->is_array() || r->size() > 32 ||
+        !std::all_of(r->begin(), r->end(), [](const json& x) { return x.is_string(); }))
+      return std::string("field 'clock_reasons' must be a list of at most 32 strings (the clock-event reasons)");
+    for (const json& x : *r) {
+      const std::string& why = x.get_ref<const std::string&>();
+      capped = capped || why == "sw_power_cap" || why == "hw_power_brake";
+    }
+  }
+  const auto mhz = j.find("sm_clock_mhz");
+  if (mhz == j.end()) return std::nullopt;
+  if (!mhz->is_number() || !(mhz->get<double>() >= 1 && mhz->get<double>() <= 10000))
+    return std::string("field 'sm_clock_mhz' must be a number between 1 and 10000 (MHz)");
+  clock = RowClock{mhz->get<double>(), capped};
+  return std::nullopt;
+}
+
 using CaseKey = std::tuple<int64_t, int64_t, int64_t, DType, Layout, Layout>;
 CaseKey case_key(const GemmProblem& p) { return {p.m, p.n, p.k, p.dtype, p.a_layout, p.b_layout}; }
 
@@ -187,15 +210,18 @@ std::optional<std::string> read_timings(const std::string& path, Dataset& d) {
     if (!ms->is_number() || !(ms->get<double>() >= kMinMeasuredMs && ms->get<double>() <= kMaxMeasuredMs))
       return fmt::format("field 'ms' must be a number between {} and {} (milliseconds)", kMinMeasuredMs,
                          kMaxMeasuredMs);
+    std::optional<RowClock> clock;
+    if (auto e = read_clock_fields(j, clock)) return e;
     // One time per (case, configuration): a second line would silently
     // replace or join the first.
     if (const auto [seen, fresh] = line_of.emplace(std::pair{case_key(p), key}, line); !fresh)
       return fmt::format("case {} configuration '{}' repeats line {}", shape_name(p), key, seen->second);
     const auto [it, inserted] = shape_of.emplace(case_key(p), d.shapes.size());
-    if (inserted) d.shapes.push_back(MeasuredShape{p, std::nullopt, {}});
+    if (inserted) d.shapes.push_back(MeasuredShape{p, std::nullopt, {}, std::nullopt, {}});
     MeasuredShape& s = d.shapes[it->second];
     if (key == "cublas") {
       s.cublas_ms = ms->get<double>();
+      s.cublas_clock = clock;
       return std::nullopt;
     }
     auto c = index.find(std::pair{klass, key});
@@ -206,6 +232,7 @@ std::optional<std::string> read_timings(const std::string& path, Dataset& d) {
     if (!d.configs[c->second].compiled)
       return fmt::format("configuration '{}' has a time but configs.jsonl records it as refused", key);
     s.times_ms.emplace_back(c->second, ms->get<double>());
+    if (clock) s.clocks.emplace_back(c->second, *clock);
     return std::nullopt;
   });
   if (err) return err;
@@ -545,6 +572,7 @@ Result<ValidationReport> validate(const Device& dev, const std::vector<Dataset>&
   if (Status s = check_device(dev); !s.ok()) return s.error();
   if (Status s = check_family(family); !s.ok()) return s.error();
   ValidationReport report;
+  std::vector<double> all_mhz;  // every candidate row's clock, for report.clocks
   for (const Dataset& d : datasets) {
     for (const MeasuredShape& m : d.shapes) {
       const Split split = split_of(datasets, m.problem);
@@ -623,8 +651,42 @@ Result<ValidationReport> validate(const Device& dev, const std::vector<Dataset>&
         s.pick_predicted_ms = v.predicted_us * 1e-3;
       s.pick_split_k = configs[s.calibrated.top1].split_k;
       s.seed_top1_key = d.configs[times[s.seed.top1].first].key;
+      // The clocks of the candidates' rows (the unmodelled ones left out, as above).
+      std::vector<double> mhz;
+      for (const auto& [index, c] : m.clocks) {
+        if (index >= d.configs.size() || !(c.mhz > 0))
+          return Error{ErrorKind::invalid_argument, "datasets",
+                       fmt::format("datasets: {} shape {} has a clock for configuration {} of {} or of {} MHz",
+                                   d.dir, shape_name(m.problem), index, d.configs.size(), c.mhz)};
+        if (!modelled(d.configs[index], family)) continue;
+        mhz.push_back(c.mhz);
+        s.capped_rows += c.power_capped;
+        all_mhz.push_back(c.mhz);
+        report.clocks.capped += c.power_capped;
+        if (index == times[s.calibrated.top1].first) s.pick_clock = c;
+        if (index == times[best].first) s.best_clock = c;
+      }
+      s.clock_rows = mhz.size();
+      if (!mhz.empty()) {
+        std::sort(mhz.begin(), mhz.end());
+        s.clock_min_mhz = mhz.front();
+        s.clock_max_mhz = mhz.back();
+        s.clock_median_mhz = mhz[mhz.size() / 2];
+      }
+      s.cublas_clock = m.cublas_clock;
+      if (m.cublas_clock) {
+        ++report.clocks.cublas_rows;
+        report.clocks.cublas_capped += m.cublas_clock->power_capped;
+      }
       report.shapes.push_back(std::move(s));
     }
+  }
+  report.clocks.rows = all_mhz.size();
+  if (!all_mhz.empty()) {
+    std::sort(all_mhz.begin(), all_mhz.end());
+    report.clocks.min_mhz = all_mhz.front();
+    report.clocks.max_mhz = all_mhz.back();
+    report.clocks.median_mhz = all_mhz[all_mhz.size() / 2];
   }
   report.calibrated = summarize(report.shapes, true);
   report.seed = summarize(report.shapes, false);

@@ -60,11 +60,22 @@ struct MeasuredConfig {
   int64_t blocks_per_sm = 0;  // occupancy, as the driver granted it
 };
 
+// What NVML reported while a timing row was timed: the harnesses record it
+// since data/h100-profile-power (sm_clock_mhz, clock_reasons); older
+// datasets carry none.
+struct RowClock {
+  double mhz = 0;             // the SM clock (sm_clock_mhz), 1 to 10000
+  bool power_capped = false;  // clock_reasons names sw_power_cap or hw_power_brake
+};
+
 struct MeasuredShape {
   GemmProblem problem;
   std::optional<double> cublas_ms;
   // (index into Dataset::configs, median ms), in the file's order.
   std::vector<std::pair<std::size_t, double>> times_ms;
+  std::optional<RowClock> cublas_clock;
+  // (index into Dataset::configs, its row's clock) for the rows that carry one.
+  std::vector<std::pair<std::size_t, RowClock>> clocks;
 };
 
 enum class Split { unlabelled, calibration, held_out };
@@ -171,6 +182,19 @@ struct ShapeScore {
   bool has_splits = false;       // some candidate has split_k > 1
   RankingScore calibrated, seed;
   std::string calibrated_top1_key, seed_top1_key;
+  // The clocks of the candidates' rows that carry one (clock_rows of them,
+  // capped_rows power-capped): least, median and most, in MHz; the pick's,
+  // the best's and cuBLAS's where their rows carry one.
+  std::size_t clock_rows = 0, capped_rows = 0;
+  double clock_min_mhz = 0, clock_median_mhz = 0, clock_max_mhz = 0;
+  std::optional<RowClock> pick_clock, best_clock, cublas_clock;
+};
+
+// The clocks of every scored shape's rows: the candidates' and cuBLAS's.
+struct ClockSummary {
+  std::size_t rows = 0, capped = 0;              // candidate rows that carry a clock, and of them capped
+  double min_mhz = 0, median_mhz = 0, max_mhz = 0;
+  std::size_t cublas_rows = 0, cublas_capped = 0;
 };
 
 struct ScoreSummary {
@@ -193,6 +217,7 @@ struct GroupScore {
 struct ValidationReport {
   std::vector<ShapeScore> shapes;
   ScoreSummary calibrated, seed;  // over every shape
+  ClockSummary clocks;            // over every shape; rows 0 and cublas_rows 0 where no row carries a clock
   std::vector<GroupScore> groups; // per problem class, in order of first appearance
 };
 

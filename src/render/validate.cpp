@@ -85,6 +85,16 @@ void score_json(std::string& s, const RankingScore& x, const std::string& key) {
   s += '}';
 }
 
+void clock_json(std::string& s, const std::optional<RowClock>& c) {
+  if (!c) {
+    s += "null";
+    return;
+  }
+  s += "{\"mhz\":";
+  append_json_number(s, c->mhz);
+  fmt::format_to(Out(s), ",\"power_capped\":{}}}", c->power_capped);
+}
+
 void optional_json(std::string& s, const std::optional<double>& v) {
   if (v)
     append_json_number(s, *v);
@@ -140,6 +150,16 @@ std::string validate_text(const ValidateReport& rep) {
   summary_line(s, "calibrated", r.calibrated, r);
   summary_line(s, "seed", r.seed, r);
   time_line(s, "time", r.calibrated);
+  if (const ClockSummary& c = r.clocks; c.rows || c.cublas_rows) {
+    std::size_t candidates = 0;
+    for (const ShapeScore& x : r.shapes) candidates += x.candidates;
+    fmt::format_to(o, "{:<11} {} of {} timed configuration rows carry the SM clock they ran at", "clocks", c.rows,
+                   candidates);
+    if (c.rows)
+      fmt::format_to(o, ": {} power-capped, {:.0f} to {:.0f} MHz (median {:.0f})", c.capped, c.min_mhz, c.max_mhz,
+                     c.median_mhz);
+    fmt::format_to(o, "; cuBLAS: {} of {} rows power-capped\n", c.cublas_capped, c.cublas_rows);
+  }
   if (!rep.superseded.empty()) {
     fmt::format_to(o, "superseded  {} case(s) not scored, their rows replaced by a later measurement (split.json):",
                    rep.superseded.size());
@@ -247,13 +267,33 @@ std::string validate_json(const ValidateReport& rep) {
     score_json(s, x.calibrated, x.calibrated_top1_key);
     s += ",\"seed\":";
     score_json(s, x.seed, x.seed_top1_key);
-    s += '}';
+    fmt::format_to(o, ",\"clock\":{{\"rows\":{},\"capped_rows\":{},\"min_mhz\":", x.clock_rows, x.capped_rows);
+    optional_json(s, x.clock_rows ? std::optional<double>(x.clock_min_mhz) : std::nullopt);
+    s += ",\"median_mhz\":";
+    optional_json(s, x.clock_rows ? std::optional<double>(x.clock_median_mhz) : std::nullopt);
+    s += ",\"max_mhz\":";
+    optional_json(s, x.clock_rows ? std::optional<double>(x.clock_max_mhz) : std::nullopt);
+    s += ",\"pick\":";
+    clock_json(s, x.pick_clock);
+    s += ",\"best\":";
+    clock_json(s, x.best_clock);
+    s += ",\"cublas\":";
+    clock_json(s, x.cublas_clock);
+    s += "}}";
   }
   s += "],\"summary\":{\"calibrated\":";
   summary_json(s, r.calibrated, r);
   s += ",\"seed\":";
   summary_json(s, r.seed, r);
-  s += "},\"groups\":[";
+  const ClockSummary& c = r.clocks;
+  fmt::format_to(o, "}},\"clocks\":{{\"rows\":{},\"capped_rows\":{},\"min_mhz\":", c.rows, c.capped);
+  optional_json(s, c.rows ? std::optional<double>(c.min_mhz) : std::nullopt);
+  s += ",\"median_mhz\":";
+  optional_json(s, c.rows ? std::optional<double>(c.median_mhz) : std::nullopt);
+  s += ",\"max_mhz\":";
+  optional_json(s, c.rows ? std::optional<double>(c.max_mhz) : std::nullopt);
+  fmt::format_to(o, ",\"cublas_rows\":{},\"cublas_capped_rows\":{}}}", c.cublas_rows, c.cublas_capped);
+  s += ",\"groups\":[";
   for (std::size_t i = 0; i < r.groups.size(); ++i) {
     const GroupScore& g = r.groups[i];
     if (i) s += ',';

@@ -32,6 +32,39 @@ TEST(ModelCli, DefaultIsCalibrated_RankedByPredictedTime) {
   }
 }
 
+// Rows that carry the clock they ran at (data/h100-profile-power: the
+// harness's whole grid on an H100, three shapes): validate says how many ran
+// power-capped and at what clocks, in both formats; a dataset without clocks
+// gets no such line.
+TEST(ModelCli, Validate_ReportsTheClocksTheRowsRanAt) {
+  const std::string grid = source_path("data/h100-profile-power/harness-grid");
+  const CliResult r = run_cli("validate " + grid);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("clocks      504 of 504 timed configuration rows carry the SM clock they ran at: 411 "
+                       "power-capped, 1365 to 1980 MHz (median 1935); cuBLAS: 0 of 3 rows power-capped"),
+            std::string::npos)
+      << r.out;
+  const json j = json::parse(run_cli("validate " + grid + " --format json").out);
+  EXPECT_EQ(j["clocks"]["rows"], 504);
+  EXPECT_EQ(j["clocks"]["capped_rows"], 411);
+  EXPECT_EQ(j["clocks"]["cublas_rows"], 3);
+  for (const json& s : j["shapes"]) {
+    EXPECT_EQ(s["clock"]["rows"], 168) << s["shape"];
+    EXPECT_FALSE(s["clock"]["cublas"]["power_capped"].get<bool>()) << s["shape"];
+    EXPECT_TRUE(s["clock"]["pick"]["mhz"].is_number()) << s["shape"];
+    if (s["shape"] == "4096x4096x4096") {
+      EXPECT_EQ(s["clock"]["capped_rows"], 159);
+      EXPECT_EQ(s["clock"]["median_mhz"], 1830);
+    }
+  }
+  const CliResult old = run_cli("validate " + source_path("data/h200-triton-v47"));
+  ASSERT_EQ(old.status, 0) << old.err;
+  EXPECT_EQ(old.out.find("clocks "), std::string::npos);
+  const json none = json::parse(run_cli("validate " + source_path("data/h200-triton-v47") + " --format json").out);
+  EXPECT_TRUE(none["clocks"]["min_mhz"].is_null());
+  EXPECT_EQ(none["clocks"]["rows"], 0);
+}
+
 TEST(ModelCli, Seed_HasNoPrediction) {
   const json j = json::parse(run_cli("tile --model seed --format json --topk 3").out);
   EXPECT_EQ(j["model"], "seed");

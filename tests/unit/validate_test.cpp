@@ -348,6 +348,28 @@ TEST(LoadDataset, ErrorsNameFileAndLine) {
        "timings.jsonl:1: field 'b_layout' must be row or col"},
       {"timings.jsonl", "{\"M\": 1, \"N\": 1, \"K\": 1, \"key\": \"64x64x32_s2_w4\", \"ms\": 1, \"class\": 7}\n",
        "timings.jsonl:1: field 'class' must be a string"},
+      // The clock a row ran at (the harnesses since data/h100-profile-power).
+      {"timings.jsonl", "{\"M\": 1, \"N\": 1, \"K\": 1, \"key\": \"64x64x32_s2_w4\", \"ms\": 1, \"sm_clock_mhz\": \"fast\"}\n",
+       "timings.jsonl:1: field 'sm_clock_mhz' must be a number between 1 and 10000 (MHz)"},
+      {"timings.jsonl", "{\"M\": 1, \"N\": 1, \"K\": 1, \"key\": \"64x64x32_s2_w4\", \"ms\": 1, \"sm_clock_mhz\": 0}\n",
+       "timings.jsonl:1: field 'sm_clock_mhz' must be a number between 1 and 10000 (MHz)"},
+      {"timings.jsonl", "{\"M\": 1, \"N\": 1, \"K\": 1, \"key\": \"64x64x32_s2_w4\", \"ms\": 1, \"sm_clock_mhz\": -1980}\n",
+       "timings.jsonl:1: field 'sm_clock_mhz' must be a number between 1 and 10000 (MHz)"},
+      {"timings.jsonl", "{\"M\": 1, \"N\": 1, \"K\": 1, \"key\": \"cublas\", \"ms\": 1, \"sm_clock_mhz\": 1e300}\n",
+       "timings.jsonl:1: field 'sm_clock_mhz' must be a number between 1 and 10000 (MHz)"},
+      {"timings.jsonl", "{\"M\": 1, \"N\": 1, \"K\": 1, \"key\": \"64x64x32_s2_w4\", \"ms\": 1, \"sm_clock_mhz\": null}\n",
+       "timings.jsonl:1: field 'sm_clock_mhz' must be a number"},
+      {"timings.jsonl", "{\"M\": 1, \"N\": 1, \"K\": 1, \"key\": \"64x64x32_s2_w4\", \"ms\": 1, \"clock_reasons\": 4}\n",
+       "timings.jsonl:1: field 'clock_reasons' must be a list of at most 32 strings"},
+      {"timings.jsonl", "{\"M\": 1, \"N\": 1, \"K\": 1, \"key\": \"64x64x32_s2_w4\", \"ms\": 1, \"clock_reasons\": [\"sw_power_cap\", 4]}\n",
+       "timings.jsonl:1: field 'clock_reasons' must be a list of at most 32 strings"},
+      {"timings.jsonl", "{\"M\": 1, \"N\": 1, \"K\": 1, \"key\": \"64x64x32_s2_w4\", \"ms\": 1, \"clock_reasons\": [" +
+       [] {
+         std::string list;
+         for (int i = 0; i < 33; ++i) list += (i ? ",\"a\"" : "\"a\"");
+         return list;
+       }() + "]}\n",
+       "timings.jsonl:1: field 'clock_reasons' must be a list of at most 32 strings"},
       // Split-K fields of a configuration: through the one checker.
       {"configs.jsonl",
        R"({"BM": 64, "BN": 64, "BK": 32, "stages": 2, "warps": 4, "key": "a", "split_k": 0, "error": "x"})",
@@ -417,6 +439,54 @@ TEST(Validate, ScoresBothModelsOnATinyDataset) {
   // Filters: the shape is calibration, so held-out selects nothing.
   EXPECT_TRUE(validate(dev, {d}, SplitFilter::held_out).value().shapes.empty());
   EXPECT_EQ(validate(dev, {d}, SplitFilter::calibration).value().shapes.size(), 1u);
+}
+
+// The clock each row ran at: read where a row carries sm_clock_mhz (capped
+// where clock_reasons names the power cap), summarized per shape (least,
+// median, most; the pick's, the best's, cuBLAS's) and over the report.
+TEST(Validate, TheRowsClocksAreReadAndSummarized) {
+  TempDataset t("clocks");
+  t.write("configs.jsonl", kConfigs);
+  t.write("timings.jsonl",
+          R"({"M": 4096, "N": 4096, "K": 4096, "key": "cublas", "ms": 0.18, "sm_clock_mhz": 1980, "clock_reasons": []}
+{"M": 4096, "N": 4096, "K": 4096, "key": "64x64x32_s2_w4", "ms": 0.42, "sm_clock_mhz": 1700, "clock_reasons": ["sw_power_cap"]}
+{"M": 4096, "N": 4096, "K": 4096, "key": "128x256x64_s4_w8", "ms": 0.19, "sm_clock_mhz": 1830, "clock_reasons": ["hw_power_brake", "sw_thermal"]}
+{"M": 4096, "N": 4096, "K": 4096, "key": "128x128x64_s3_w4", "ms": 0.24, "clock_reasons": ["sw_power_cap"]}
+)");
+  Result<Dataset> loaded = load_dataset(t.path());
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  const MeasuredShape& m = loaded->shapes.at(0);
+  ASSERT_TRUE(m.cublas_clock.has_value());
+  EXPECT_DOUBLE_EQ(m.cublas_clock->mhz, 1980);
+  EXPECT_FALSE(m.cublas_clock->power_capped);
+  ASSERT_EQ(m.clocks.size(), 2u);  // the row without sm_clock_mhz carries none
+  const ValidationReport r = validate(*find_device("h200"), {*loaded}, SplitFilter::all).value();
+  ASSERT_EQ(r.shapes.size(), 1u);
+  const ShapeScore& s = r.shapes[0];
+  EXPECT_EQ(s.clock_rows, 2u);
+  EXPECT_EQ(s.capped_rows, 2u);
+  EXPECT_DOUBLE_EQ(s.clock_min_mhz, 1700);
+  EXPECT_DOUBLE_EQ(s.clock_max_mhz, 1830);
+  EXPECT_DOUBLE_EQ(s.clock_median_mhz, 1830);  // the upper of two
+  ASSERT_EQ(s.calibrated_top1_key, "128x256x64_s4_w8");
+  ASSERT_TRUE(s.pick_clock && s.best_clock && s.cublas_clock);
+  EXPECT_DOUBLE_EQ(s.pick_clock->mhz, 1830);
+  EXPECT_TRUE(s.pick_clock->power_capped);
+  EXPECT_DOUBLE_EQ(s.best_clock->mhz, 1830);
+  EXPECT_EQ(r.clocks.rows, 2u);
+  EXPECT_EQ(r.clocks.capped, 2u);
+  EXPECT_EQ(r.clocks.cublas_rows, 1u);
+  EXPECT_EQ(r.clocks.cublas_capped, 0u);
+  EXPECT_DOUBLE_EQ(r.clocks.min_mhz, 1700);
+  // Datasets without clocks: nothing.
+  const ValidationReport none = validate(*find_device("h200"), {tiny_dataset("no_clocks")}, SplitFilter::all).value();
+  EXPECT_EQ(none.clocks.rows, 0u);
+  EXPECT_EQ(none.clocks.cublas_rows, 0u);
+  EXPECT_FALSE(none.shapes.at(0).pick_clock.has_value());
+  // A hand-built dataset whose clock names a configuration it does not have: an error, not a read past the end.
+  Dataset bad = *loaded;
+  bad.shapes[0].clocks.emplace_back(99, RowClock{1500, false});
+  EXPECT_FALSE(validate(*find_device("h200"), {bad}, SplitFilter::all).ok());
 }
 
 // How far the model's microseconds are: the calibrated pick's measured time
