@@ -181,6 +181,18 @@ std::optional<std::string> read_clock_fields(const json& j, std::optional<RowClo
   return std::nullopt;
 }
 
+ClockRange clock_range(std::vector<double> mhz, std::size_t capped) {
+  ClockRange r;
+  r.rows = mhz.size();
+  r.capped = capped;
+  if (mhz.empty()) return r;
+  std::sort(mhz.begin(), mhz.end());
+  r.min_mhz = mhz.front();
+  r.median_mhz = mhz[mhz.size() / 2];
+  r.max_mhz = mhz.back();
+  return r;
+}
+
 using CaseKey = std::tuple<int64_t, int64_t, int64_t, DType, Layout, Layout>;
 CaseKey case_key(const GemmProblem& p) { return {p.m, p.n, p.k, p.dtype, p.a_layout, p.b_layout}; }
 
@@ -573,6 +585,7 @@ Result<ValidationReport> validate(const Device& dev, const std::vector<Dataset>&
   if (Status s = check_family(family); !s.ok()) return s.error();
   ValidationReport report;
   std::vector<double> all_mhz;  // every candidate row's clock, for report.clocks
+  std::size_t all_capped = 0;
   for (const Dataset& d : datasets) {
     for (const MeasuredShape& m : d.shapes) {
       const Split split = split_of(datasets, m.problem);
@@ -653,6 +666,7 @@ Result<ValidationReport> validate(const Device& dev, const std::vector<Dataset>&
       s.seed_top1_key = d.configs[times[s.seed.top1].first].key;
       // The clocks of the candidates' rows (the unmodelled ones left out, as above).
       std::vector<double> mhz;
+      std::size_t capped = 0;
       for (const auto& [index, c] : m.clocks) {
         if (index >= d.configs.size() || !(c.mhz > 0))
           return Error{ErrorKind::invalid_argument, "datasets",
@@ -660,19 +674,13 @@ Result<ValidationReport> validate(const Device& dev, const std::vector<Dataset>&
                                    d.dir, shape_name(m.problem), index, d.configs.size(), c.mhz)};
         if (!modelled(d.configs[index], family)) continue;
         mhz.push_back(c.mhz);
-        s.capped_rows += c.power_capped;
-        all_mhz.push_back(c.mhz);
-        report.clocks.capped += c.power_capped;
+        capped += c.power_capped;
         if (index == times[s.calibrated.top1].first) s.pick_clock = c;
         if (index == times[best].first) s.best_clock = c;
       }
-      s.clock_rows = mhz.size();
-      if (!mhz.empty()) {
-        std::sort(mhz.begin(), mhz.end());
-        s.clock_min_mhz = mhz.front();
-        s.clock_max_mhz = mhz.back();
-        s.clock_median_mhz = mhz[mhz.size() / 2];
-      }
+      all_mhz.insert(all_mhz.end(), mhz.begin(), mhz.end());
+      all_capped += capped;
+      s.clock = clock_range(std::move(mhz), capped);
       s.cublas_clock = m.cublas_clock;
       if (m.cublas_clock) {
         ++report.clocks.cublas_rows;
@@ -681,13 +689,7 @@ Result<ValidationReport> validate(const Device& dev, const std::vector<Dataset>&
       report.shapes.push_back(std::move(s));
     }
   }
-  report.clocks.rows = all_mhz.size();
-  if (!all_mhz.empty()) {
-    std::sort(all_mhz.begin(), all_mhz.end());
-    report.clocks.min_mhz = all_mhz.front();
-    report.clocks.max_mhz = all_mhz.back();
-    report.clocks.median_mhz = all_mhz[all_mhz.size() / 2];
-  }
+  report.clocks.candidates = clock_range(std::move(all_mhz), all_capped);
   report.calibrated = summarize(report.shapes, true);
   report.seed = summarize(report.shapes, false);
   for (std::size_t i = 0; i < report.shapes.size(); ++i) {

@@ -68,6 +68,13 @@ struct RowClock {
   bool power_capped = false;  // clock_reasons names sw_power_cap or hw_power_brake
 };
 
+// Rows that carry a clock (rows of them, capped power-capped): their least,
+// median (the upper of an even count) and most clock in MHz, 0 without rows.
+struct ClockRange {
+  std::size_t rows = 0, capped = 0;
+  double min_mhz = 0, median_mhz = 0, max_mhz = 0;
+};
+
 struct MeasuredShape {
   GemmProblem problem;
   std::optional<double> cublas_ms;
@@ -182,18 +189,15 @@ struct ShapeScore {
   bool has_splits = false;       // some candidate has split_k > 1
   RankingScore calibrated, seed;
   std::string calibrated_top1_key, seed_top1_key;
-  // The clocks of the candidates' rows that carry one (clock_rows of them,
-  // capped_rows power-capped): least, median and most, in MHz; the pick's,
-  // the best's and cuBLAS's where their rows carry one.
-  std::size_t clock_rows = 0, capped_rows = 0;
-  double clock_min_mhz = 0, clock_median_mhz = 0, clock_max_mhz = 0;
+  // The clocks of the candidates' rows that carry one; the pick's, the
+  // best's and cuBLAS's where their rows carry one.
+  ClockRange clock;
   std::optional<RowClock> pick_clock, best_clock, cublas_clock;
 };
 
 // The clocks of every scored shape's rows: the candidates' and cuBLAS's.
 struct ClockSummary {
-  std::size_t rows = 0, capped = 0;              // candidate rows that carry a clock, and of them capped
-  double min_mhz = 0, median_mhz = 0, max_mhz = 0;
+  ClockRange candidates;
   std::size_t cublas_rows = 0, cublas_capped = 0;
 };
 
@@ -217,7 +221,7 @@ struct GroupScore {
 struct ValidationReport {
   std::vector<ShapeScore> shapes;
   ScoreSummary calibrated, seed;  // over every shape
-  ClockSummary clocks;            // over every shape; rows 0 and cublas_rows 0 where no row carries a clock
+  ClockSummary clocks;            // over every shape; no rows where none carries a clock
   std::vector<GroupScore> groups; // per problem class, in order of first appearance
 };
 

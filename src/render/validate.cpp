@@ -95,6 +95,18 @@ void clock_json(std::string& s, const std::optional<RowClock>& c) {
   fmt::format_to(Out(s), ",\"power_capped\":{}}}", c->power_capped);
 }
 
+// "rows":..,"capped_rows":..,"min_mhz":..,"median_mhz":..,"max_mhz":.. (null MHz without rows).
+void range_json(std::string& s, const ClockRange& c) {
+  fmt::format_to(Out(s), "\"rows\":{},\"capped_rows\":{}", c.rows, c.capped);
+  for (auto [name, v] : {std::pair{"min_mhz", c.min_mhz}, {"median_mhz", c.median_mhz}, {"max_mhz", c.max_mhz}}) {
+    fmt::format_to(Out(s), ",\"{}\":", name);
+    if (c.rows)
+      append_json_number(s, v);
+    else
+      s += "null";
+  }
+}
+
 void optional_json(std::string& s, const std::optional<double>& v) {
   if (v)
     append_json_number(s, *v);
@@ -150,7 +162,7 @@ std::string validate_text(const ValidateReport& rep) {
   summary_line(s, "calibrated", r.calibrated, r);
   summary_line(s, "seed", r.seed, r);
   time_line(s, "time", r.calibrated);
-  if (const ClockSummary& c = r.clocks; c.rows || c.cublas_rows) {
+  if (const ClockRange& c = r.clocks.candidates; c.rows || r.clocks.cublas_rows) {
     std::size_t candidates = 0;
     for (const ShapeScore& x : r.shapes) candidates += x.candidates;
     fmt::format_to(o, "{:<11} {} of {} timed configuration rows carry the SM clock they ran at", "clocks", c.rows,
@@ -158,7 +170,7 @@ std::string validate_text(const ValidateReport& rep) {
     if (c.rows)
       fmt::format_to(o, ": {} power-capped, {:.0f} to {:.0f} MHz (median {:.0f})", c.capped, c.min_mhz, c.max_mhz,
                      c.median_mhz);
-    fmt::format_to(o, "; cuBLAS: {} of {} rows power-capped\n", c.cublas_capped, c.cublas_rows);
+    fmt::format_to(o, "; cuBLAS: {} of {} rows power-capped\n", r.clocks.cublas_capped, r.clocks.cublas_rows);
   }
   if (!rep.superseded.empty()) {
     fmt::format_to(o, "superseded  {} case(s) not scored, their rows replaced by a later measurement (split.json):",
@@ -267,12 +279,8 @@ std::string validate_json(const ValidateReport& rep) {
     score_json(s, x.calibrated, x.calibrated_top1_key);
     s += ",\"seed\":";
     score_json(s, x.seed, x.seed_top1_key);
-    fmt::format_to(o, ",\"clock\":{{\"rows\":{},\"capped_rows\":{},\"min_mhz\":", x.clock_rows, x.capped_rows);
-    optional_json(s, x.clock_rows ? std::optional<double>(x.clock_min_mhz) : std::nullopt);
-    s += ",\"median_mhz\":";
-    optional_json(s, x.clock_rows ? std::optional<double>(x.clock_median_mhz) : std::nullopt);
-    s += ",\"max_mhz\":";
-    optional_json(s, x.clock_rows ? std::optional<double>(x.clock_max_mhz) : std::nullopt);
+    s += ",\"clock\":{";
+    range_json(s, x.clock);
     s += ",\"pick\":";
     clock_json(s, x.pick_clock);
     s += ",\"best\":";
@@ -285,14 +293,9 @@ std::string validate_json(const ValidateReport& rep) {
   summary_json(s, r.calibrated, r);
   s += ",\"seed\":";
   summary_json(s, r.seed, r);
-  const ClockSummary& c = r.clocks;
-  fmt::format_to(o, "}},\"clocks\":{{\"rows\":{},\"capped_rows\":{},\"min_mhz\":", c.rows, c.capped);
-  optional_json(s, c.rows ? std::optional<double>(c.min_mhz) : std::nullopt);
-  s += ",\"median_mhz\":";
-  optional_json(s, c.rows ? std::optional<double>(c.median_mhz) : std::nullopt);
-  s += ",\"max_mhz\":";
-  optional_json(s, c.rows ? std::optional<double>(c.max_mhz) : std::nullopt);
-  fmt::format_to(o, ",\"cublas_rows\":{},\"cublas_capped_rows\":{}}}", c.cublas_rows, c.cublas_capped);
+  s += "},\"clocks\":{";
+  range_json(s, r.clocks.candidates);
+  fmt::format_to(o, ",\"cublas_rows\":{},\"cublas_capped_rows\":{}}}", r.clocks.cublas_rows, r.clocks.cublas_capped);
   s += ",\"groups\":[";
   for (std::size_t i = 0; i < r.groups.size(); ++i) {
     const GroupScore& g = r.groups[i];

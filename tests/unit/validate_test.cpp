@@ -463,24 +463,24 @@ TEST(Validate, TheRowsClocksAreReadAndSummarized) {
   const ValidationReport r = validate(*find_device("h200"), {*loaded}, SplitFilter::all).value();
   ASSERT_EQ(r.shapes.size(), 1u);
   const ShapeScore& s = r.shapes[0];
-  EXPECT_EQ(s.clock_rows, 2u);
-  EXPECT_EQ(s.capped_rows, 2u);
-  EXPECT_DOUBLE_EQ(s.clock_min_mhz, 1700);
-  EXPECT_DOUBLE_EQ(s.clock_max_mhz, 1830);
-  EXPECT_DOUBLE_EQ(s.clock_median_mhz, 1830);  // the upper of two
+  EXPECT_EQ(s.clock.rows, 2u);
+  EXPECT_EQ(s.clock.capped, 2u);
+  EXPECT_DOUBLE_EQ(s.clock.min_mhz, 1700);
+  EXPECT_DOUBLE_EQ(s.clock.max_mhz, 1830);
+  EXPECT_DOUBLE_EQ(s.clock.median_mhz, 1830);  // the upper of two
   ASSERT_EQ(s.calibrated_top1_key, "128x256x64_s4_w8");
   ASSERT_TRUE(s.pick_clock && s.best_clock && s.cublas_clock);
   EXPECT_DOUBLE_EQ(s.pick_clock->mhz, 1830);
   EXPECT_TRUE(s.pick_clock->power_capped);
   EXPECT_DOUBLE_EQ(s.best_clock->mhz, 1830);
-  EXPECT_EQ(r.clocks.rows, 2u);
-  EXPECT_EQ(r.clocks.capped, 2u);
+  EXPECT_EQ(r.clocks.candidates.rows, 2u);
+  EXPECT_EQ(r.clocks.candidates.capped, 2u);
   EXPECT_EQ(r.clocks.cublas_rows, 1u);
   EXPECT_EQ(r.clocks.cublas_capped, 0u);
-  EXPECT_DOUBLE_EQ(r.clocks.min_mhz, 1700);
+  EXPECT_DOUBLE_EQ(r.clocks.candidates.min_mhz, 1700);
   // Datasets without clocks: nothing.
   const ValidationReport none = validate(*find_device("h200"), {tiny_dataset("no_clocks")}, SplitFilter::all).value();
-  EXPECT_EQ(none.clocks.rows, 0u);
+  EXPECT_EQ(none.clocks.candidates.rows, 0u);
   EXPECT_EQ(none.clocks.cublas_rows, 0u);
   EXPECT_FALSE(none.shapes.at(0).pick_clock.has_value());
   // A hand-built dataset whose clock names a configuration it does not have: an error, not a read past the end.
