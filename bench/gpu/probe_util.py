@@ -50,15 +50,17 @@ def ncu_each(runs, metrics, ncu_dir):
         print(f"# ncu {name}: rc {res.returncode}, {time.perf_counter() - t1:.1f} s", flush=True)
 
 
-def tutorial_variant(h, case, key):
+def tutorial_variant(h, case, key, cfg=None):
     """One configuration of the tutorial kernel of triton_gemm_harness.py (module h)
     on one case: compiled, launched once on C filled with NaN, every element
-    checked against the fp32 product. Returns (its row: registers, spills,
-    shared memory, rel_err, NaNs; a launch function)."""
+    checked against the fp32 product. `cfg` is the configuration when the key
+    alone does not say it (default: h.parse_config_key(key)). Returns (its
+    row: registers, spills, shared memory, programs, rel_err, NaNs; a launch
+    function)."""
     import torch
 
     a, b, c = h.case_tensors(case)
-    cfg = h.parse_config_key(key)
+    cfg = cfg or h.parse_config_key(key)
     kernel = h.matmul_kernel.warmup(*h.kernel_args(a, b, c), grid=(1,), **h.meta_args(cfg))
     kernel._init_handles()
     grid = (triton.cdiv(case.M, cfg["BM"]) * triton.cdiv(case.N, cfg["BN"]),)
@@ -71,7 +73,7 @@ def tutorial_variant(h, case, key):
     torch.cuda.synchronize()
     rel, nans = h.rel_error(c, a.float() @ b.float())
     row = dict(case=case.name(), key=key, n_regs=int(kernel.n_regs), n_spills=int(kernel.n_spills),
-               shared=int(kernel.metadata.shared), rel_err=rel, nans=nans)
+               shared=int(kernel.metadata.shared), programs=grid[0], rel_err=rel, nans=nans)
     return row, launch
 
 

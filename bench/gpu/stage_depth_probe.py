@@ -72,25 +72,8 @@ def config(h, key):
 
 
 def variant(h, case, key):
-    import torch
-    import triton
-
-    a, b, c = h.case_tensors(case)
-    cfg = config(h, key)
-    kernel = h.matmul_kernel.warmup(*h.kernel_args(a, b, c), grid=(1,), **h.meta_args(cfg))
-    kernel._init_handles()
-    grid = (triton.cdiv(case.M, cfg["BM"]) * triton.cdiv(case.N, cfg["BN"]),)
-
-    def launch():
-        h.matmul_kernel[grid](*h.kernel_args(a, b, c), **h.meta_args(cfg))
-
-    c.fill_(float("nan"))
-    launch()
-    torch.cuda.synchronize()
-    rel, nans = h.rel_error(c, a.float() @ b.float())
-    row = dict(case=case.name(), key=key, n_regs=int(kernel.n_regs), n_spills=int(kernel.n_spills),
-               shared=int(kernel.metadata.shared), programs=grid[0], rel_err=rel, nans=nans)
-    return row, launch
+    """pu.tutorial_variant with the _gG suffix of the key read as GROUP_M."""
+    return pu.tutorial_variant(h, case, key, config(h, key))
 
 
 def power_runs(h, parsed, out_dir, seconds):
