@@ -122,10 +122,19 @@ def main():
     ap.add_argument("--ncu", action="store_true")
     ap.add_argument("--cases", default=",".join(CASES), help="cases to time (default CASES)")
     ap.add_argument("--ncu-cases", default=",".join(NCU_CASES), help="cases to profile (default NCU_CASES)")
-    ap.add_argument("--power", action="store_true", help="sustained runs sampled by nvidia-smi instead of do_bench")
+    ap.add_argument("--power", action="store_true", help="sustained runs sampled through NVML instead of do_bench")
     ap.add_argument("--power-s", type=float, default=1.5, help="seconds of each sustained run (default 1.5)")
     ap.add_argument("--one", help="(internal) launch each NCU_VARIANTS once on this case, for ncu")
     args = ap.parse_args()
+    if not 1 <= args.rounds <= 100:
+        ap.error(f"--rounds {args.rounds}: from 1 to 100")
+    if not 0.1 <= args.power_s <= 60:  # NaN fails too
+        ap.error(f"--power-s {args.power_s}: seconds from 0.1 to 60")
+    for flag, text in (("--cases", args.cases), ("--ncu-cases", args.ncu_cases)):
+        try:
+            [h.parse_case(c) for c in text.split(",")]
+        except argparse.ArgumentTypeError as e:
+            ap.error(f"{flag}: {e}")
     torch.manual_seed(20261205)
     if args.one:
         case = h.parse_case(args.one)
