@@ -130,11 +130,11 @@ def main():
         ap.error(f"--rounds {args.rounds}: from 1 to 100")
     if not 0.1 <= args.power_s <= 60:  # NaN fails too
         ap.error(f"--power-s {args.power_s}: seconds from 0.1 to 60")
-    for flag, text in (("--cases", args.cases), ("--ncu-cases", args.ncu_cases)):
-        try:
-            [h.parse_case(c) for c in text.split(",")]
-        except argparse.ArgumentTypeError as e:
-            ap.error(f"{flag}: {e}")
+    try:
+        parsed = [h.parse_case(c) for c in args.cases.split(",")]
+        [h.parse_case(c) for c in args.ncu_cases.split(",")]
+    except argparse.ArgumentTypeError as e:
+        ap.error(f"--cases or --ncu-cases: {e}")
     torch.manual_seed(20261205)
     if args.one:
         case = h.parse_case(args.one)
@@ -144,7 +144,6 @@ def main():
             torch.cuda.synchronize()
         return
     os.makedirs(args.out, exist_ok=True)
-    parsed = [h.parse_case(c) for c in args.cases.split(",")]
     t0 = time.perf_counter()
     h.compile_all(sorted({c.klass() for c in parsed}), [config(h, k) for k in VARIANTS], os.cpu_count() or 4)
     print(f"# compile {time.perf_counter() - t0:.1f} s", flush=True)
