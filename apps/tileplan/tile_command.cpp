@@ -306,19 +306,25 @@ void run(const CLI::App& app, TileFlags fl) {
                                   : Planner::create(dev, *instr, std::move(space), *model, family);
     require(planner.status(), kSpaceFlags);
     report.space_size = planner->space_size();
-    const auto topk = static_cast<std::size_t>(topk_value);
     if (!fl.shapes.empty()) {
-      if (fl.format != "json" && app.count("--format"))
-        throw UsageError("--shapes writes JSON Lines: --format must be json (or left out)");
+      // JSON Lines unless --format asks for the table or CSV; those show
+      // each shape's first pick unless --topk says more.
+      const std::string format = app.count("--format") ? fl.format : "json";
+      const std::size_t topk =
+          format != "json" && !app.count("--topk") ? std::size_t{1} : static_cast<std::size_t>(topk_value);
       const std::vector<GemmProblem> shapes = read_shapes(fl.shapes, fl.problem);
       Output out = Output::open(fl.output);
       std::string line;
       std::vector<Verdict> all;
       const std::string device_text = render::device_json(dev);
       report.device_json = &device_text;
+      render::PlanTotals totals;
+      if (format == "text") out.write(render::plan_text_header(report));
+      if (format == "csv") out.write(render::plan_csv_header());
       for (const GemmProblem& p : shapes) {
         report.problem = p;
         report.stages_inert = stages_have_no_effect(p, *model);
+        report.c1_c3_count = format == "json" ? 0 : planner->shape_independent_feasible(p);
         Result<std::size_t> n = planner->plan_into(p, topk, all);
         require(n.status(), kProblemFlags);
         report.feasible_count = *n;
@@ -326,15 +332,31 @@ void run(const CLI::App& app, TileFlags fl) {
         require(padding.status(), kProblemFlags);
         report.padding = std::move(*padding);
         report.candidates.swap(all);
+        ++totals.shapes;
+        if (!report.candidates.empty()) {
+          ++totals.planned;
+          if (report.candidates.front().predicted) {
+            totals.pick_us += report.candidates.front().predicted_us;
+            totals.flops += 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k);
+          }
+        }
         line.clear();
-        render::append_tile_json_line(report, line);
+        if (format == "text")
+          render::append_plan_text_rows(report, line);
+        else if (format == "csv")
+          render::append_plan_csv_rows(report, line);
+        else {
+          render::append_tile_json_line(report, line);
+          line += '\n';
+        }
         report.candidates.swap(all);
-        line += '\n';
         out.write(line);
       }
+      if (format == "text") out.write(render::plan_text_footer(totals));
       out.finish();
       return;
     }
+    const auto topk = static_cast<std::size_t>(topk_value);
     report.problem = fl.problem;
     report.c1_c3_count = planner->shape_independent_feasible(fl.problem);
     report.stages_inert = stages_have_no_effect(fl.problem, *model);
@@ -408,7 +430,7 @@ void register_tile(CLI::App& app) {
       ->check(CLI::IsMember({"text", "json", "csv"}));
   cmd->add_option("--shapes", fl->shapes,
                   "plan every `M N K [dtype] [a-layout] [b-layout]` line of FILE (left out: the flags'); "
-                  "writes JSON Lines");
+                  "writes JSON Lines, or with --format text or csv one row per shape (its best; --topk for more)");
   cmd->add_option("--output,-o", fl->output, "write to FILE instead of standard output");
   cmd->callback([cmd, fl] { run(*cmd, *fl); });
 }

@@ -288,6 +288,23 @@ void padding_text(std::string& s, const TileReport& r) {
   }
 }
 
+// Why a sweep has no candidate, on one line (no newline).
+std::string no_candidate_reason(const TileReport& r) {
+  if (r.c1_c3_count > 0 && r.min_split_k > 1)
+    return fmt::format(
+        "no configuration has block_K <= K = {} and split_k <= its K tiles ceil(K/block_K): the smallest split_k, "
+        "{}, fails C4 for every block_K of the space; give smaller --split-k values",
+        r.problem.k, r.min_split_k);
+  if (r.c1_c3_count > 0)
+    return fmt::format(
+        "no configuration has block_K <= K = {}: the {} that satisfy C1-C3 all have a larger block_K; give smaller "
+        "--block-k values or diagnose one configuration",
+        r.problem.k, r.c1_c3_count);
+  if (const std::optional<Finding> f = type_unsupported(*r.device, r.problem.dtype, r.instr))
+    return fmt::format("no configuration satisfies C1-C3: {}", message(*f, TileConfig{}));
+  return "no configuration satisfies C1-C3: widen the search space or diagnose one configuration";
+}
+
 // The ranked table. Both models share the tile columns; the last columns
 // are the calibrated model's predicted time or the seed model's traffic.
 std::string sweep_text(const TileReport& r) {
@@ -306,20 +323,8 @@ std::string sweep_text(const TileReport& r) {
   else
     fmt::format_to(o, "all of them, {}\n\n", order);
   if (r.candidates.empty()) {
-    if (r.c1_c3_count > 0 && r.min_split_k > 1)
-      fmt::format_to(o,
-                     "no configuration has block_K <= K = {} and split_k <= its K tiles ceil(K/block_K): the "
-                     "smallest split_k, {}, fails C4 for every block_K of the space; give smaller --split-k values\n",
-                     r.problem.k, r.min_split_k);
-    else if (r.c1_c3_count > 0)
-      fmt::format_to(o,
-                     "no configuration has block_K <= K = {}: the {} that satisfy C1-C3 all have a larger block_K; "
-                     "give smaller --block-k values or diagnose one configuration\n",
-                     r.problem.k, r.c1_c3_count);
-    else if (const std::optional<Finding> f = type_unsupported(*r.device, r.problem.dtype, r.instr))
-      fmt::format_to(o, "no configuration satisfies C1-C3: {}\n", message(*f, TileConfig{}));
-    else
-      s += "no configuration satisfies C1-C3: widen the search space or diagnose one configuration\n";
+    s += no_candidate_reason(r);
+    s += '\n';
     return s;
   }
   fmt::format_to(o, "{:>4} {:>7} {:>7} {:>7} {:>6} {:>7} ", "rank", "block_M", "block_N", "block_K", "stages",
@@ -533,18 +538,23 @@ std::string diagnose_text(const TileReport& r) {
   return s;
 }
 
+// One CSV field, quoted (RFC 4180: a quote doubled).
+void append_csv_field(std::string& s, std::string_view text) {
+  s += '"';
+  for (char ch : text) {
+    if (ch == '"') s += '"';
+    s += ch;
+  }
+  s += '"';
+}
+
 void csv_findings(std::string& s, const FindingList& list, const TileConfig& c) {
   std::string joined;
   for (const Finding& f : list) {
     if (!joined.empty()) joined += "; ";
     joined += message(f, c);
   }
-  s += '"';
-  for (char ch : joined) {
-    if (ch == '"') s += '"';
-    s += ch;
-  }
-  s += '"';
+  append_csv_field(s, joined);
 }
 
 }  // namespace
@@ -617,6 +627,140 @@ std::string padding_summary(const GemmProblem& given, const PaddingOption& o) {
   if (given.ldb != 0) add("ldb", before.b.ld, after.b.ld);
   if (given.ldc != 0) add("ldc", before.c.ld, after.c.ld);
   return s;
+}
+
+namespace {
+
+// The first padding option that pays (they come fastest first), as a note.
+std::string padding_note(const TileReport& r) {
+  if (!r.padding || r.padding->options.empty()) return {};
+  const PaddingOption& o = r.padding->options.front();
+  if (o.speedup < kPaddingPays) return {};
+  return fmt::format("padding {} pays {:.2f}x", padding_summary(r.problem, o), o.speedup);
+}
+
+// Leading dimensions given explicitly, e.g. "lda=4112".
+std::string leading_dims(const GemmProblem& p) {
+  std::string s;
+  for (const auto& [name, ld] : {std::pair{"lda", p.lda}, {"ldb", p.ldb}, {"ldc", p.ldc}})
+    if (ld != 0) fmt::format_to(std::back_inserter(s), "{}{}={}", s.empty() ? "" : " ", name, ld);
+  return s;
+}
+
+std::string join_notes(std::initializer_list<std::string> parts) {
+  std::string s;
+  for (const std::string& p : parts)
+    if (!p.empty()) s += (s.empty() ? "" : "; ") + p;
+  return s;
+}
+
+constexpr std::string_view kPlanRow = "{:<18} {:<12} {:<12} {:<3} {:<3} {:>4} {:>12} {:>6} {:>7} ";
+
+}  // namespace
+
+std::string plan_text_header(const TileReport& r) {
+  const Device& d = *r.device;
+  const bool calibrated = r.model == Model::calibrated;
+  std::string s = fmt::format(
+      "device   {} [{}]: {} SMs\nmodel    {}{}, instr={}; per shape, the best of {} configurations {}\n\n",
+      d.label, d.name, d.sm_count, to_string(r.model),
+      calibrated ? fmt::format(" (family {})", r.family) : std::string(), to_string(r.instr), r.space_size,
+      calibrated ? "by predicted time" : "by least DRAM traffic");
+  Out o(s);
+  fmt::format_to(o, fmt::runtime(kPlanRow), "shape (MxNxK)", "in", "out", "A", "B", "rank", "tile", "stages",
+                 "threads");
+  if (r.split_space) fmt::format_to(o, "{:>5} ", "split");
+  if (calibrated)
+    fmt::format_to(o, "{:>9} {:>7} {:>7} {:>5}  notes\n", "pred us", "TFLOP/s", "bound", "waves");
+  else
+    fmt::format_to(o, "{:>10} {:>5}  notes\n", "traffic MB", "waves");
+  return s;
+}
+
+void append_plan_text_rows(const TileReport& r, std::string& out) {
+  const GemmProblem& p = r.problem;
+  const bool calibrated = r.model == Model::calibrated;
+  Out o(out);
+  const std::string shape = fmt::format("{}x{}x{}", p.m, p.n, p.k);
+  if (r.candidates.empty()) {
+    fmt::format_to(o, fmt::runtime(kPlanRow), shape, to_string(p.dtype), to_string(p.c_dtype()),
+                   to_string(p.a_layout), to_string(p.b_layout), "-", "-", "-", "-");
+    if (r.split_space) fmt::format_to(o, "{:>5} ", "-");
+    if (calibrated)
+      fmt::format_to(o, "{:>9} {:>7} {:>7} {:>5}  ", "-", "-", "-", "-");
+    else
+      fmt::format_to(o, "{:>10} {:>5}  ", "-", "-");
+    out += join_notes({leading_dims(p), no_candidate_reason(r)});
+    out += '\n';
+    return;
+  }
+  int rank = 0;
+  for (const Verdict& v : r.candidates) {
+    const TileConfig& c = v.config;
+    ++rank;
+    fmt::format_to(o, fmt::runtime(kPlanRow), rank == 1 ? shape : std::string(),
+                   rank == 1 ? to_string(p.dtype) : std::string_view(),
+                   rank == 1 ? to_string(p.c_dtype()) : std::string_view(),
+                   rank == 1 ? to_string(p.a_layout) : std::string_view(),
+                   rank == 1 ? to_string(p.b_layout) : std::string_view(), rank,
+                   fmt::format("{}x{}x{}", c.block_m, c.block_n, c.block_k), c.stages, c.threads);
+    if (r.split_space) fmt::format_to(o, "{:>5} ", c.split_k);
+    if (calibrated)
+      fmt::format_to(o, "{:>9.1f} {:>7.0f} {:>7} {:>5}", v.predicted_us, tflops(p, v.predicted_us),
+                     to_string(v.time_bound), v.waves);
+    else
+      fmt::format_to(o, "{:>10.1f} {:>5}", v.dram_bytes / 1e6, v.waves);
+    const std::string notes = rank == 1 ? join_notes({leading_dims(p), short_notes(v, r), padding_note(r)})
+                                        : short_notes(v, r);
+    if (!notes.empty()) fmt::format_to(o, "  {}", notes);
+    out += '\n';
+  }
+}
+
+std::string plan_text_footer(const PlanTotals& t) {
+  std::string s = fmt::format("\ntotal    {} shape(s), {} planned", t.shapes, t.planned);
+  if (t.planned > 0 && t.pick_us > 0)
+    fmt::format_to(Out(s), ": the first picks {:.1f} us predicted, one after another ({:.0f} TFLOP/s)", t.pick_us,
+                   t.flops / t.pick_us / 1e6);
+  s += '\n';
+  return s;
+}
+
+std::string plan_csv_header() {
+  return "m,n,k,dtype,out_dtype,a_layout,b_layout,lda,ldb,ldc,rank,block_m,block_n,block_k,stages,threads,"
+         "split_k,instr,blocks_per_sm,waves,predicted_us,tflops,time_bound,dram_bytes,warnings,padding\n";
+}
+
+void append_plan_csv_rows(const TileReport& r, std::string& out) {
+  const GemmProblem& p = r.problem;
+  Out o(out);
+  const auto shape = [&] {
+    fmt::format_to(o, "{},{},{},{},{},{},{},{},{},{},", p.m, p.n, p.k, to_string(p.dtype), to_string(p.c_dtype()),
+                   to_string(p.a_layout), to_string(p.b_layout), p.lda, p.ldb, p.ldc);
+  };
+  if (r.candidates.empty()) {
+    shape();
+    out += ",,,,,,,,,,,,,,";  // rank to dram_bytes
+    append_csv_field(out, no_candidate_reason(r));
+    out += ",\"\"\n";
+    return;
+  }
+  int rank = 0;
+  for (const Verdict& v : r.candidates) {
+    const TileConfig& c = v.config;
+    shape();
+    fmt::format_to(o, "{},{},{},{},{},{},{},{},{},{},", ++rank, c.block_m, c.block_n, c.block_k, c.stages,
+                   c.threads, c.split_k, to_string(c.instr), v.blocks_per_sm, v.waves);
+    if (has_time(v))
+      fmt::format_to(o, "{},{},{},", v.predicted_us, tflops(p, v.predicted_us), to_string(v.time_bound));
+    else
+      out += ",,,";
+    fmt::format_to(o, "{},", v.dram_bytes);
+    csv_findings(out, v.warnings, c);
+    out += ',';
+    append_csv_field(out, rank == 1 ? padding_note(r) : std::string());
+    out += '\n';
+  }
 }
 
 std::string tile_text(const TileReport& r) { return r.diagnose ? diagnose_text(r) : sweep_text(r); }

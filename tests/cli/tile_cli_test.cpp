@@ -1,8 +1,11 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "json_lines.hpp"
@@ -96,6 +99,142 @@ TEST(TileCli, Shapes_WritesOneJsonLinePerShape) {
   EXPECT_EQ(objs[1]["problem"]["m"], 128);
   EXPECT_EQ(objs[2]["problem"]["n"], 8192);
   EXPECT_EQ(objs[0]["candidates"].size(), 2u);
+}
+
+// The same shapes file as a table (--format text) and as CSV: one row per
+// shape and rank, each the JSON Lines' candidate of the same rank, the
+// table's total the sum of the first picks' predicted times.
+std::string write_plan_shapes() {
+  const std::string path = ::testing::TempDir() + "tileplan_shapes_plan.txt";
+  std::ofstream f(path);
+  f << "# a plan\n4096 4096 4096\n1000 4096 1000\n4096 14336 4096 bfloat16 row col\n4096 4096 16\n";
+  return path;
+}
+
+// The lines of a plan table between its column titles and its total.
+std::vector<std::string> plan_rows(const std::string& out) {
+  std::vector<std::string> rows;
+  std::istringstream lines(out);
+  bool in_table = false;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("shape (MxNxK)", 0) == 0) {
+      in_table = true;
+      continue;
+    }
+    if (in_table && line.empty()) break;
+    if (in_table) rows.push_back(line);
+  }
+  return rows;
+}
+
+std::vector<std::string> split_ws(const std::string& line) {
+  std::vector<std::string> out;
+  std::istringstream in(line);
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+TEST(TileCli, Shapes_TextHasOneRowPerShapeTheJsonPicks) {
+  const std::string path = write_plan_shapes();
+  const CliResult t = run_cli("tile --shapes " + path + " --format text");
+  ASSERT_EQ(t.status, 0) << t.err;
+  const std::vector<json> objs = json_lines(run_cli("tile --shapes " + path + " --topk 1").out);
+  ASSERT_EQ(objs.size(), 4u);
+  const std::vector<std::string> rows = plan_rows(t.out);
+  ASSERT_EQ(rows.size(), 4u) << t.out;  // --topk left out: each shape's first pick
+  double total_us = 0;
+  for (std::size_t i = 0; i < 3; ++i) {
+    const json& c = objs[i]["candidates"][0];
+    const std::vector<std::string> w = split_ws(rows[i]);
+    ASSERT_GE(w.size(), 13u) << rows[i];
+    EXPECT_EQ(w[0], fmt::format("{}x{}x{}", objs[i]["problem"]["m"].get<int>(), objs[i]["problem"]["n"].get<int>(),
+                                objs[i]["problem"]["k"].get<int>()));
+    EXPECT_EQ(w[5], "1") << rows[i];
+    EXPECT_EQ(w[6], fmt::format("{}x{}x{}", c["block_m"].get<int>(), c["block_n"].get<int>(), c["block_k"].get<int>()));
+    EXPECT_EQ(w[7], std::to_string(c["stages"].get<int>()));
+    EXPECT_EQ(w[8], std::to_string(c["threads"].get<int>()));
+    EXPECT_EQ(w[9], fmt::format("{:.1f}", c["predicted_us"].get<double>()));
+    total_us += c["predicted_us"].get<double>();
+  }
+  EXPECT_EQ(split_ws(rows[2])[1], "bfloat16");
+  EXPECT_EQ(split_ws(rows[2])[4], "col");
+  // K = 1000 narrows A's loads; the row says what padding K buys.
+  EXPECT_NE(rows[1].find("padding K 1000->1008 pays"), std::string::npos) << rows[1];
+  // K = 16 is below every block_K of the space: the row says so, the run goes on.
+  EXPECT_TRUE(objs[3]["candidates"].empty());
+  EXPECT_NE(rows[3].find("no configuration has block_K <= K = 16"), std::string::npos) << rows[3];
+  EXPECT_NE(t.out.find(fmt::format("total    4 shape(s), 3 planned: the first picks {:.1f} us predicted", total_us)),
+            std::string::npos)
+      << t.out;
+}
+
+TEST(TileCli, Shapes_TopkGivesEachShapeItsRanks) {
+  const std::string path = write_plan_shapes();
+  const CliResult t = run_cli("tile --shapes " + path + " --format text --topk 3");
+  ASSERT_EQ(t.status, 0) << t.err;
+  const std::vector<std::string> rows = plan_rows(t.out);
+  ASSERT_EQ(rows.size(), 3u * 3u + 1u) << t.out;
+  // The shape is named on its first rank only.
+  EXPECT_EQ(split_ws(rows[1])[0], "2");
+  EXPECT_EQ(split_ws(rows[2])[0], "3");
+  EXPECT_EQ(split_ws(rows[3])[0], "1000x4096x1000");
+}
+
+TEST(TileCli, Shapes_SplitSpaceAddsTheSplitColumn) {
+  const std::string path = write_plan_shapes();
+  const CliResult t = run_cli("tile --shapes " + path + " --format text --split-k 1,2");
+  ASSERT_EQ(t.status, 0) << t.err;
+  EXPECT_NE(t.out.find(" threads split   pred us"), std::string::npos) << t.out;
+  const std::vector<std::string> rows = plan_rows(t.out);
+  ASSERT_EQ(rows.size(), 4u) << t.out;
+  // Every row, the one without a candidate too, keeps the columns in place.
+  for (const std::string& row : rows) EXPECT_GE(split_ws(row).size(), 14u) << row;  // 14 columns before the notes
+  EXPECT_EQ(split_ws(rows[3])[9], "-") << rows[3];
+}
+
+TEST(TileCli, Shapes_CsvHasARowPerShapeAndRank) {
+  const std::string path = write_plan_shapes();
+  const CliResult c = run_cli("tile --shapes " + path + " --format csv --topk 2");
+  ASSERT_EQ(c.status, 0) << c.err;
+  const std::vector<json> objs = json_lines(run_cli("tile --shapes " + path + " --topk 2").out);
+  std::istringstream lines(c.out);
+  std::string header;
+  std::getline(lines, header);
+  EXPECT_EQ(header.rfind("m,n,k,dtype,out_dtype,a_layout,b_layout,lda,ldb,ldc,rank,block_m,", 0), 0u) << header;
+  std::vector<std::vector<std::string>> rows;
+  for (std::string line; std::getline(lines, line);) {
+    std::vector<std::string> fields(1);
+    bool quoted = false;
+    for (char ch : line) {
+      if (ch == '"') quoted = !quoted;
+      else if (ch == ',' && !quoted) fields.emplace_back();
+      else fields.back() += ch;
+    }
+    rows.push_back(fields);
+  }
+  ASSERT_EQ(rows.size(), 3u * 2u + 1u) << c.out;
+  for (const auto& r : rows) EXPECT_EQ(r.size(), 26u) << c.out;
+  for (std::size_t i = 0; i < 6; ++i) {
+    const json& cand = objs[i / 2]["candidates"][i % 2];
+    EXPECT_EQ(rows[i][10], std::to_string(i % 2 + 1));
+    EXPECT_EQ(rows[i][11], std::to_string(cand["block_m"].get<int>()));
+    EXPECT_EQ(rows[i][15], std::to_string(cand["threads"].get<int>()));
+    EXPECT_NEAR(std::stod(rows[i][20]), cand["predicted_us"].get<double>(), 1e-6 * cand["predicted_us"].get<double>());
+  }
+  EXPECT_EQ(rows[2][3], "float16");
+  EXPECT_NE(rows[2][25].find("padding K 1000->1008 pays"), std::string::npos);
+  EXPECT_EQ(rows[6][2], "16");
+  EXPECT_EQ(rows[6][10], "");
+  EXPECT_NE(rows[6][24].find("no configuration has block_K <= K = 16"), std::string::npos);
+}
+
+TEST(TileCli, Shapes_SeedModelTableRanksByTraffic) {
+  const std::string path = write_plan_shapes();
+  const CliResult t = run_cli("tile --shapes " + path + " --format text --model seed");
+  ASSERT_EQ(t.status, 0) << t.err;
+  EXPECT_NE(t.out.find("traffic MB"), std::string::npos) << t.out;
+  EXPECT_EQ(t.out.find("pred us"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("total    4 shape(s), 4 planned\n"), std::string::npos) << t.out;
 }
 
 // Padding advice (docs/model.md §3, "Padding"): a problem whose N, K, M or

@@ -143,10 +143,17 @@ TEST(ShapesBadInput, DirectoryIsNotAFile) {
   EXPECT_EQ(count_lines(r.err), 1) << r.err;
 }
 
-TEST(ShapesBadInput, WrongFormatWithShapes) {
-  const CliResult r = run_cli("tile --shapes /dev/null --format csv");
-  EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(count_lines(r.err), 1);
+TEST(ShapesBadInput, AnEmptyFileInEveryFormat) {
+  for (const char* format : {"text", "csv", "json"}) {
+    const CliResult r = run_cli(std::string("tile --shapes /dev/null --format ") + format);
+    EXPECT_EQ(r.status, 2) << format;
+    EXPECT_EQ(count_lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find("holds no shapes"), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << format << ": " << r.out;
+  }
+  const CliResult x = run_cli("tile --shapes /dev/null --format xml");
+  EXPECT_EQ(x.status, 2);
+  EXPECT_EQ(count_lines(x.err), 1) << x.err;
 }
 
 TEST(TileBadOutput, UnwritableOutputFile) {

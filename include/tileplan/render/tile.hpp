@@ -44,6 +44,22 @@ std::string tile_json(const TileReport& r);
 std::string tile_csv(const TileReport& r);
 // One line of JSON (no trailing newline) in the tile_json schema, appended to out.
 void append_tile_json_line(const TileReport& r, std::string& out);
+// Batch mode (--shapes) for people and spreadsheets: one row per shape and
+// rank (the report's candidates, best first). The header once (from any
+// report of the batch: the device, model and family), the rows per shape,
+// the footer once with what the CLI summed over the batch.
+struct PlanTotals {
+  std::size_t shapes = 0;   // lines of the shapes file
+  std::size_t planned = 0;  // of those, with at least one feasible configuration
+  double pick_us = 0;       // calibrated model: the first picks' predicted times, summed
+  double flops = 0;         // 2*M*N*K of the shapes in pick_us, summed
+};
+std::string plan_text_header(const TileReport& r);
+void append_plan_text_rows(const TileReport& r, std::string& out);
+std::string plan_text_footer(const PlanTotals& t);
+std::string plan_csv_header();
+void append_plan_csv_rows(const TileReport& r, std::string& out);
+
 // What a padding option changes, e.g. "N 11001->11008, ldb 11001->11008".
 std::string padding_summary(const GemmProblem& given, const PaddingOption& o);
 
