@@ -590,11 +590,23 @@ std::string types_summary(const GemmProblem& p) {
   return fmt::format("{} in, {} out", to_string(p.dtype), to_string(p.c_dtype()));
 }
 
-std::string layout_summary(const GemmProblem& p) {
-  if (p.a_layout == Layout::row && p.b_layout == Layout::row && p.lda == 0 && p.ldb == 0 && p.ldc == 0) return {};
-  std::string s = fmt::format("A={} B={}", to_string(p.a_layout), to_string(p.b_layout));
+namespace {
+
+// Leading dimensions given explicitly, e.g. "lda=4112"; empty where all are packed.
+std::string leading_dims(const GemmProblem& p) {
+  std::string s;
   for (const auto& [name, ld] : {std::pair{"lda", p.lda}, {"ldb", p.ldb}, {"ldc", p.ldc}})
-    if (ld != 0) fmt::format_to(std::back_inserter(s), " {}={}", name, ld);
+    if (ld != 0) fmt::format_to(std::back_inserter(s), "{}{}={}", s.empty() ? "" : " ", name, ld);
+  return s;
+}
+
+}  // namespace
+
+std::string layout_summary(const GemmProblem& p) {
+  const std::string lds = leading_dims(p);
+  if (p.a_layout == Layout::row && p.b_layout == Layout::row && lds.empty()) return {};
+  std::string s = fmt::format("A={} B={}", to_string(p.a_layout), to_string(p.b_layout));
+  if (!lds.empty()) s += " " + lds;
   return s;
 }
 
@@ -639,14 +651,6 @@ std::string padding_note(const TileReport& r) {
   return fmt::format("padding {} pays {:.2f}x", padding_summary(r.problem, o), o.speedup);
 }
 
-// Leading dimensions given explicitly, e.g. "lda=4112".
-std::string leading_dims(const GemmProblem& p) {
-  std::string s;
-  for (const auto& [name, ld] : {std::pair{"lda", p.lda}, {"ldb", p.ldb}, {"ldc", p.ldc}})
-    if (ld != 0) fmt::format_to(std::back_inserter(s), "{}{}={}", s.empty() ? "" : " ", name, ld);
-  return s;
-}
-
 std::string join_notes(std::initializer_list<std::string> parts) {
   std::string s;
   for (const std::string& p : parts)
@@ -662,7 +666,7 @@ std::string plan_text_header(const TileReport& r) {
   const Device& d = *r.device;
   const bool calibrated = r.model == Model::calibrated;
   std::string s = fmt::format(
-      "device   {} [{}]: {} SMs\nmodel    {}{}, instr={}; per shape, the best of {} configurations {}\n\n",
+      "device   {} [{}]: {} SMs\nmodel    {}{}, instr={}; {} configurations a shape, ranked {}\n\n",
       d.label, d.name, d.sm_count, to_string(r.model),
       calibrated ? fmt::format(" (family {})", r.family) : std::string(), to_string(r.instr), r.space_size,
       calibrated ? "by predicted time" : "by least DRAM traffic");
