@@ -179,16 +179,37 @@ Result<Planner> Planner::create_shared(Device dev, Instr instr, SearchSpace spac
 // Everything a table depends on beside the tile: the input and output types,
 // how each operand moves (problem_access) and where B is K-major.
 std::size_t Planner::slot_of(const GemmProblem& p) {
+  // Everything of the problem that the shape-independent costs read
+  // (estimate_registers, unstaged_tile_costs, stage_tile_costs): how each
+  // operand moves, both layouts, and the few properties of M and the leading
+  // dimensions they ask for. Two problems of one slot share a table, so a
+  // property missing here makes a batch's answer depend on its order.
   const ProblemAccess acc = problem_access(p);
+  const bool narrow_c = acc.c.vector_bytes < kMaxVectorBytes;
+  std::size_t bits = 0;
+  const auto bit = [&](bool on) { bits = bits * 2 + (on ? 1u : 0u); };
+  bit(p.a_layout == Layout::col);
+  bit(p.b_layout == Layout::col);
+  bit(!acc.a.async_copy);
+  bit(acc.a.through_registers);
+  bit(!acc.b.async_copy);
+  bit(acc.b.through_registers);
+  bit(narrow_c);
+  // The cache lines a narrow operand's rows touch (narrow_footprint_bytes):
+  // one more where its leading dimension is not a multiple of 16.
+  bit(acc.a.through_registers && acc.a.ld_divisible);
+  bit(acc.b.through_registers && acc.b.ld_divisible);
   // B through registers with rows 16-byte aligned (aligned_b_stage_share).
-  const std::size_t bits = (acc.b.through_registers && rows_16_byte_aligned(acc.b, p.elem_bytes()) ? 64u : 0u) | (acc.a.async_copy ? 0u : 32u) | (acc.a.through_registers ? 16u : 0u) |
-                           (acc.b.async_copy ? 0u : 8u) | (acc.b.through_registers ? 4u : 0u) |
-                           (acc.c.vector_bytes < kMaxVectorBytes ? 2u : 0u) | (p.b_layout == Layout::col ? 1u : 0u);
+  bit(acc.b.through_registers && rows_16_byte_aligned(acc.b, p.elem_bytes()));
+  // C stored narrow with M not a multiple of 16: the epilogue spills more
+  // (per_narrow_c_row_accumulator, src/registers.cpp).
+  bit(narrow_c && p.m % kDivisibility != 0);
+  constexpr std::size_t kBits = std::size_t{1} << 11;
   // A of few rows: its L2 cost depends on M itself (1..15), so each M has a table.
   const std::size_t rows = acc.a.repeated_rows ? static_cast<std::size_t>(p.m) : 0u;
   const DType out = p.c_dtype();
   const std::size_t out_index = out == DType::float16 ? 0 : out == DType::bfloat16 ? 1 : 2;
-  return ((static_cast<std::size_t>(p.dtype) * 3 + out_index) * 16 + rows) * 128 + bits;
+  return ((static_cast<std::size_t>(p.dtype) * 3 + out_index) * 16 + rows) * kBits + bits;
 }
 
 const Planner::Table& Planner::table_for(const GemmProblem& p) const {

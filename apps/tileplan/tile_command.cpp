@@ -1,11 +1,13 @@
 // tileplan tile: sweep a search space, diagnose one configuration, or plan
-// every GEMM of a shapes file (JSON Lines).
+// every GEMM of a shapes file (JSON Lines, a table or CSV).
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <exception>
 #include <sstream>
+#include <thread>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -230,6 +232,102 @@ KernelFamily resolve_family(const CLI::App& app, const TileFlags& fl, Model mode
   return std::move(f).value();
 }
 
+// One shape of a batch: its lines, and what the total sums.
+struct ShapeResult {
+  std::string text;
+  bool planned = false;   // at least one feasible configuration
+  double pick_us = 0;     // the first pick's predicted time (calibrated model)
+  double flops = 0;       // 2*M*N*K where pick_us holds a prediction
+  std::exception_ptr error;
+};
+
+// Every shape of the file, planned on up to kBatchJobs threads in blocks
+// (the planner is safe to share: its class tables are built under a lock
+// and immutable after) and written in the file's order, so the output is
+// the same byte for byte whatever the number of threads. JSON Lines unless
+// --format asks for the table or CSV; those show each shape's first pick
+// unless --topk says more.
+constexpr unsigned kBatchJobs = 8;
+constexpr std::size_t kBatchBlock = 256;
+
+void plan_shapes(const CLI::App& app, const TileFlags& fl, Model model, const Planner& planner, int64_t topk_value,
+                 const render::TileReport& base) {
+  const std::string format = app.count("--format") ? fl.format : "json";
+  const std::size_t topk =
+      format != "json" && !app.count("--topk") ? std::size_t{1} : static_cast<std::size_t>(topk_value);
+  const std::vector<GemmProblem> shapes = read_shapes(fl.shapes, fl.problem);
+  Output out = Output::open(fl.output);
+  const std::string device_text = render::device_json(*base.device);
+  render::PlanTotals totals;
+  if (format == "text") out.write(render::plan_text_header(base));
+  if (format == "csv") out.write(render::plan_csv_header());
+
+  const auto plan_one = [&](const GemmProblem& p, render::TileReport& report, std::vector<Verdict>& all,
+                            ShapeResult& res) {
+    report.problem = p;
+    report.stages_inert = stages_have_no_effect(p, model);
+    report.c1_c3_count = format == "json" ? 0 : planner.shape_independent_feasible(p);
+    Result<std::size_t> n = planner.plan_into(p, topk, all);
+    require(n.status(), kProblemFlags);
+    report.feasible_count = *n;
+    Result<std::optional<PaddingAdvice>> padding = padding_advice(planner, p);
+    require(padding.status(), kProblemFlags);
+    report.padding = std::move(*padding);
+    report.candidates.swap(all);
+    if (!report.candidates.empty()) {
+      res.planned = true;
+      if (report.candidates.front().predicted) {
+        res.pick_us = report.candidates.front().predicted_us;
+        res.flops = 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k);
+      }
+    }
+    if (format == "text")
+      render::append_plan_text_rows(report, res.text);
+    else if (format == "csv")
+      render::append_plan_csv_rows(report, res.text);
+    else {
+      render::append_tile_json_line(report, res.text);
+      res.text += '\n';
+    }
+    report.candidates.swap(all);
+  };
+
+  const unsigned jobs = std::clamp(std::thread::hardware_concurrency(), 1u, kBatchJobs);
+  std::vector<ShapeResult> results;
+  for (std::size_t start = 0; start < shapes.size(); start += kBatchBlock) {
+    const std::size_t end = std::min(shapes.size(), start + kBatchBlock);
+    results.assign(end - start, ShapeResult{});
+    const auto work = [&](std::size_t first) {
+      render::TileReport report = base;
+      report.device_json = &device_text;
+      std::vector<Verdict> all;
+      for (std::size_t i = start + first; i < end; i += jobs) try {
+          plan_one(shapes[i], report, all, results[i - start]);
+        } catch (...) {
+          results[i - start].error = std::current_exception();
+        }
+    };
+    const std::size_t helpers = std::min<std::size_t>(jobs, end - start) - 1;
+    std::vector<std::thread> threads;
+    threads.reserve(helpers);
+    for (std::size_t w = 1; w <= helpers; ++w) threads.emplace_back(work, w);
+    work(0);
+    for (std::thread& t : threads) t.join();
+    // In the file's order: the lines before a refused shape are written, as
+    // one thread would have written them.
+    for (ShapeResult& r : results) {
+      if (r.error) std::rethrow_exception(r.error);
+      out.write(r.text);
+      ++totals.shapes;
+      totals.planned += r.planned ? 1 : 0;
+      totals.pick_us += r.pick_us;
+      totals.flops += r.flops;
+    }
+  }
+  if (format == "text") out.write(render::plan_text_footer(totals));
+  out.finish();
+}
+
 void run(const CLI::App& app, TileFlags fl) {
   fl.problem.m = parse_int("--m", fl.m);
   fl.problem.n = parse_int("--n", fl.n);
@@ -307,53 +405,7 @@ void run(const CLI::App& app, TileFlags fl) {
     require(planner.status(), kSpaceFlags);
     report.space_size = planner->space_size();
     if (!fl.shapes.empty()) {
-      // JSON Lines unless --format asks for the table or CSV; those show
-      // each shape's first pick unless --topk says more.
-      const std::string format = app.count("--format") ? fl.format : "json";
-      const std::size_t topk =
-          format != "json" && !app.count("--topk") ? std::size_t{1} : static_cast<std::size_t>(topk_value);
-      const std::vector<GemmProblem> shapes = read_shapes(fl.shapes, fl.problem);
-      Output out = Output::open(fl.output);
-      std::string line;
-      std::vector<Verdict> all;
-      const std::string device_text = render::device_json(dev);
-      report.device_json = &device_text;
-      render::PlanTotals totals;
-      if (format == "text") out.write(render::plan_text_header(report));
-      if (format == "csv") out.write(render::plan_csv_header());
-      for (const GemmProblem& p : shapes) {
-        report.problem = p;
-        report.stages_inert = stages_have_no_effect(p, *model);
-        report.c1_c3_count = format == "json" ? 0 : planner->shape_independent_feasible(p);
-        Result<std::size_t> n = planner->plan_into(p, topk, all);
-        require(n.status(), kProblemFlags);
-        report.feasible_count = *n;
-        Result<std::optional<PaddingAdvice>> padding = padding_advice(*planner, p);
-        require(padding.status(), kProblemFlags);
-        report.padding = std::move(*padding);
-        report.candidates.swap(all);
-        ++totals.shapes;
-        if (!report.candidates.empty()) {
-          ++totals.planned;
-          if (report.candidates.front().predicted) {
-            totals.pick_us += report.candidates.front().predicted_us;
-            totals.flops += 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k);
-          }
-        }
-        line.clear();
-        if (format == "text")
-          render::append_plan_text_rows(report, line);
-        else if (format == "csv")
-          render::append_plan_csv_rows(report, line);
-        else {
-          render::append_tile_json_line(report, line);
-          line += '\n';
-        }
-        report.candidates.swap(all);
-        out.write(line);
-      }
-      if (format == "text") out.write(render::plan_text_footer(totals));
-      out.finish();
+      plan_shapes(app, fl, *model, *planner, topk_value, report);
       return;
     }
     const auto topk = static_cast<std::size_t>(topk_value);

@@ -101,6 +101,38 @@ TEST(TileCli, Shapes_WritesOneJsonLinePerShape) {
   EXPECT_EQ(objs[0]["candidates"].size(), 2u);
 }
 
+// Shapes are planned on several threads in blocks of 256 and written in the
+// file's order: a file of three blocks comes out line for line as planned
+// one shape at a time.
+TEST(TileCli, Shapes_ManyBlocksComeOutInTheFilesOrder) {
+  const std::string path = ::testing::TempDir() + "tileplan_shapes_order.txt";
+  std::vector<std::string> lines;
+  {
+    std::ofstream f(path);
+    for (int i = 0; i < 600; ++i) {
+      lines.push_back(fmt::format("{} {} {}{}", 16 + 7 * i, 4096 + (i % 5) * 1000, 512 + (i % 7) * 333,
+                                  i % 3 == 0 ? " bfloat16 row col" : ""));
+      f << lines.back() << "\n";
+    }
+  }
+  const CliResult r = run_cli("tile --shapes " + path + " --topk 1");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::vector<json> objs = json_lines(r.out);
+  ASSERT_EQ(objs.size(), 600u);
+  for (std::size_t i = 0; i < objs.size(); ++i)
+    ASSERT_EQ(objs[i]["problem"]["m"], 16 + 7 * static_cast<int>(i)) << i;
+  std::istringstream out(r.out);
+  std::vector<std::string> got;
+  for (std::string line; std::getline(out, line);) got.push_back(line);
+  for (std::size_t i : {std::size_t{0}, std::size_t{255}, std::size_t{256}, std::size_t{431}, std::size_t{599}}) {
+    const std::string one = ::testing::TempDir() + "tileplan_shapes_one.txt";
+    std::ofstream(one) << lines[i] << "\n";
+    const CliResult single = run_cli("tile --shapes " + one + " --topk 1");
+    ASSERT_EQ(single.status, 0) << single.err;
+    EXPECT_EQ(single.out, got[i] + "\n") << "shape " << i << ": " << lines[i];
+  }
+}
+
 // The same shapes file as a table (--format text) and as CSV: one row per
 // shape and rank, each the JSON Lines' candidate of the same rank, the
 // table's total the sum of the first picks' predicted times.

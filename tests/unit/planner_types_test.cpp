@@ -46,6 +46,44 @@ void expect_same(const std::vector<Verdict>& a, const std::vector<Verdict>& b) {
   }
 }
 
+// Problems whose shape-independent costs differ in what the class key must
+// hold beside the types: A's layout (its rows' L2 requests, its narrow
+// footprint), M's alignment where C is stored narrow (the epilogue's row
+// term), a narrow operand's leading dimension divisible by 16 or not (its
+// rows' cache lines), B's rows 16-byte aligned or not. Pairs that once
+// shared a table, so that a batch's answers depended on its order.
+std::vector<GemmProblem> colliding_problems() {
+  std::vector<GemmProblem> out;
+  const auto add = [&](GemmProblem p) { out.push_back(p); };
+  add({.m = 918, .n = 9880, .k = 722});                                // A and B narrow, A row-major
+  add({.m = 7308, .n = 376, .k = 4805, .a_layout = Layout::col});      // the same, A column-major
+  add({.m = 2048, .n = 4096, .k = 4096});                              // aligned, A row-major
+  add({.m = 2048, .n = 4096, .k = 4096, .a_layout = Layout::col});     // aligned, A column-major
+  add({.m = 2048, .n = 5001, .k = 4096, .b_layout = Layout::col});     // C narrow, M aligned
+  add({.m = 2047, .n = 5001, .k = 4096, .b_layout = Layout::col});     // C narrow, M not
+  add({.m = 4096, .n = 4096, .k = 1000});                              // A narrow, lda = K
+  add({.m = 4096, .n = 4096, .k = 1000, .lda = 1024});                 // A narrow, lda divisible by 16
+  add({.m = 4096, .n = 5000, .k = 4096});                              // B narrow, rows 16-byte aligned
+  add({.m = 4096, .n = 5001, .k = 4096});                              // B narrow, rows not
+  return out;
+}
+
+TEST(PlannerTypes, OnePlannerAnswersLikeAFreshOneInEitherOrder) {
+  std::vector<GemmProblem> problems = colliding_problems();
+  for (int pass = 0; pass < 2; ++pass) {
+    const Planner shared =
+        Planner::create(h200(), Instr::automatic, SearchSpace{}, Model::calibrated, default_family()).value();
+    for (const GemmProblem& p : problems) {
+      const Planner fresh =
+          Planner::create(h200(), Instr::automatic, SearchSpace{}, Model::calibrated, default_family(), p).value();
+      SCOPED_TRACE(testing::Message() << p.m << "x" << p.n << "x" << p.k << " A " << to_string(p.a_layout) << " B "
+                                      << to_string(p.b_layout) << " lda " << p.lda << " pass " << pass);
+      expect_same(shared.plan(p, 0).value(), fresh.plan(p, 0).value());
+    }
+    std::reverse(problems.begin(), problems.end());
+  }
+}
+
 TEST(PlannerTypes, FirstClass_ChangesNoPlan) {
   for (Model model : {Model::seed, Model::calibrated}) {
     const Planner common = Planner::create(h200(), Instr::wgmma, SearchSpace{}, model, default_family()).value();
