@@ -115,8 +115,11 @@ class Planner {
 
  private:
   // The shape-independent work for one class of problems: those of one input
-  // type whose operands move the same vectors the same way (problem_access). Built
-  // on the first problem of the class, then shared; immutable once built.
+  // and output type, both layouts, whose operands move the same vectors the
+  // same way (problem_access), with what the costs read of M and the leading
+  // dimensions besides (slot_of lists it). Built on the first problem of the
+  // class, then shared; immutable once built. Safe to plan from several
+  // threads at once (tile --shapes does).
   struct Table {
     std::vector<Verdict> feasible;  // in sweep order
     std::vector<TileCosts> costs;   // calibrated: the prediction's shape-independent part, per feasible
