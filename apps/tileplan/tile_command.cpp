@@ -2,10 +2,10 @@
 // every GEMM of a shapes file (JSON Lines, a table or CSV).
 #include <algorithm>
 #include <charconv>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <optional>
-#include <exception>
 #include <sstream>
 #include <thread>
 #include <tuple>
