@@ -238,6 +238,7 @@ struct ShapeResult {
   bool planned = false;   // at least one feasible configuration
   double pick_us = 0;     // the first pick's predicted time (calibrated model)
   double flops = 0;       // 2*M*N*K where pick_us holds a prediction
+  std::optional<render::TileReport> report;  // --emit: the shape's report, for BatchEmit in the file's order
   std::exception_ptr error;
 };
 
@@ -246,19 +247,26 @@ struct ShapeResult {
 // and immutable after) and written in the file's order, so the output is
 // the same byte for byte whatever the number of threads. JSON Lines unless
 // --format asks for the table or CSV; those show each shape's first pick
-// unless --topk says more.
+// unless --topk says more. With --emit: one autotune list per kernel, the
+// union of every shape's first 3 (--topk), 3 being what the measured
+// end-to-end autotune kept (README, "Measured end to end on an H200").
 constexpr unsigned kBatchJobs = 8;
+constexpr std::size_t kEmitTopK = 3;
 constexpr std::size_t kBatchBlock = 256;
 
 void plan_shapes(const CLI::App& app, const TileFlags& fl, Model model, const Planner& planner, int64_t topk_value,
-                 const render::TileReport& base) {
-  const std::string format = app.count("--format") ? fl.format : "json";
-  const std::size_t topk =
-      format != "json" && !app.count("--topk") ? std::size_t{1} : static_cast<std::size_t>(topk_value);
+                 const render::TileReport& base, std::optional<render::Emit> emit_as) {
+  const std::string format = emit_as ? "emit" : app.count("--format") ? fl.format : "json";
+  const std::size_t topk = app.count("--topk") ? static_cast<std::size_t>(topk_value)
+                           : emit_as          ? kEmitTopK
+                           : format != "json" ? std::size_t{1}
+                                              : static_cast<std::size_t>(topk_value);
   const std::vector<GemmProblem> shapes = read_shapes(fl.shapes, fl.problem);
   Output out = Output::open(fl.output);
   const std::string device_text = render::device_json(*base.device);
   render::PlanTotals totals;
+  std::optional<render::BatchEmit> batch_emit;
+  if (emit_as) batch_emit.emplace(*emit_as);
   if (format == "text") out.write(render::plan_text_header(base));
   if (format == "csv") out.write(render::plan_csv_header());
 
@@ -266,10 +274,18 @@ void plan_shapes(const CLI::App& app, const TileFlags& fl, Model model, const Pl
                             ShapeResult& res) {
     report.problem = p;
     report.stages_inert = stages_have_no_effect(p, model);
-    report.c1_c3_count = format == "json" ? 0 : planner.shape_independent_feasible(p);
+    report.c1_c3_count = format == "text" || format == "csv" ? planner.shape_independent_feasible(p) : 0;
     Result<std::size_t> n = planner.plan_into(p, topk, all);
     require(n.status(), kProblemFlags);
     report.feasible_count = *n;
+    if (emit_as) {  // no padding advice: the lists are for the shapes as given
+      report.padding.reset();
+      if (all.empty()) report.c1_c3_count = planner.shape_independent_feasible(p);  // why none
+      report.candidates.swap(all);
+      res.report = report;
+      report.candidates.swap(all);
+      return;
+    }
     Result<std::optional<PaddingAdvice>> padding = padding_advice(planner, p);
     require(padding.status(), kProblemFlags);
     report.padding = std::move(*padding);
@@ -317,6 +333,7 @@ void plan_shapes(const CLI::App& app, const TileFlags& fl, Model model, const Pl
     // one thread would have written them.
     for (ShapeResult& r : results) {
       if (r.error) std::rethrow_exception(r.error);
+      if (batch_emit) batch_emit->add(*r.report);
       out.write(r.text);
       ++totals.shapes;
       totals.planned += r.planned ? 1 : 0;
@@ -325,6 +342,7 @@ void plan_shapes(const CLI::App& app, const TileFlags& fl, Model model, const Pl
     }
   }
   if (format == "text") out.write(render::plan_text_footer(totals));
+  if (batch_emit) out.write(batch_emit->finish(base, fl.shapes, topk));
   out.finish();
 }
 
@@ -344,7 +362,6 @@ void run(const CLI::App& app, TileFlags fl) {
     emit_as = render::parse_emit(fl.emit);
     if (!emit_as) throw UsageError(fmt::format("--emit '{}' is not one of: triton, tilelang", fl.emit));
     if (app.count("--format")) throw UsageError("--emit and --format cannot be combined: --emit writes Python");
-    if (!fl.shapes.empty()) throw UsageError("--emit and --shapes cannot be combined: --emit writes one shortlist");
   }
   if (topk_value < 0)
     throw UsageError(fmt::format("--topk {} must be at least 0 (0 keeps every feasible one)", topk_value));
@@ -405,7 +422,7 @@ void run(const CLI::App& app, TileFlags fl) {
     require(planner.status(), kSpaceFlags);
     report.space_size = planner->space_size();
     if (!fl.shapes.empty()) {
-      plan_shapes(app, fl, *model, *planner, topk_value, report);
+      plan_shapes(app, fl, *model, *planner, topk_value, report, emit_as);
       return;
     }
     const auto topk = static_cast<std::size_t>(topk_value);

@@ -288,22 +288,6 @@ void padding_text(std::string& s, const TileReport& r) {
   }
 }
 
-// Why a sweep has no candidate, on one line (no newline).
-std::string no_candidate_reason(const TileReport& r) {
-  if (r.c1_c3_count > 0 && r.min_split_k > 1)
-    return fmt::format(
-        "no configuration has block_K <= K = {} and split_k <= its K tiles ceil(K/block_K): the smallest split_k, "
-        "{}, fails C4 for every block_K of the space; give smaller --split-k values",
-        r.problem.k, r.min_split_k);
-  if (r.c1_c3_count > 0)
-    return fmt::format(
-        "no configuration has block_K <= K = {}: the {} that satisfy C1-C3 all have a larger block_K; give smaller "
-        "--block-k values or diagnose one configuration",
-        r.problem.k, r.c1_c3_count);
-  if (const std::optional<Finding> f = type_unsupported(*r.device, r.problem.dtype, r.instr))
-    return fmt::format("no configuration satisfies C1-C3: {}", message(*f, TileConfig{}));
-  return "no configuration satisfies C1-C3: widen the search space or diagnose one configuration";
-}
 
 // The ranked table. Both models share the tile columns; the last columns
 // are the calibrated model's predicted time or the seed model's traffic.
@@ -584,6 +568,22 @@ void append_json_string(std::string& out, std::string_view str) {
     }
   }
   out += '"';
+}
+
+std::string no_candidate_reason(const TileReport& r) {
+  if (r.c1_c3_count > 0 && r.min_split_k > 1)
+    return fmt::format(
+        "no configuration has block_K <= K = {} and split_k <= its K tiles ceil(K/block_K): the smallest split_k, "
+        "{}, fails C4 for every block_K of the space; give smaller --split-k values",
+        r.problem.k, r.min_split_k);
+  if (r.c1_c3_count > 0)
+    return fmt::format(
+        "no configuration has block_K <= K = {}: the {} that satisfy C1-C3 all have a larger block_K; give smaller "
+        "--block-k values or diagnose one configuration",
+        r.problem.k, r.c1_c3_count);
+  if (const std::optional<Finding> f = type_unsupported(*r.device, r.problem.dtype, r.instr))
+    return fmt::format("no configuration satisfies C1-C3: {}", message(*f, TileConfig{}));
+  return "no configuration satisfies C1-C3: widen the search space or diagnose one configuration";
 }
 
 std::string types_summary(const GemmProblem& p) {

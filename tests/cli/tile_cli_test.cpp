@@ -1,6 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <map>
+#include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -198,6 +202,146 @@ TEST(TileCli, Shapes_TextHasOneRowPerShapeTheJsonPicks) {
   EXPECT_NE(t.out.find(fmt::format("total    4 shape(s), 3 planned: the first picks {:.1f} us predicted", total_us)),
             std::string::npos)
       << t.out;
+}
+
+// --emit with --shapes: one autotune list per kernel (types and layouts),
+// the union of every shape's first 3 (JSON Lines, --topk 3) without
+// repeats; each line's comment names the shapes it is the first pick for.
+struct EmittedList {
+  std::vector<std::string> configs;        // "bm bn bk stages warps", in order
+  std::vector<std::string> first_named;    // per line: the named shapes, comma-joined
+  std::size_t first_total = 0;             // first picks counted by the comments
+};
+
+std::map<std::string, EmittedList> emitted_lists(const std::string& out) {
+  static const std::regex config(
+      R"(^    triton\.Config\(\{'BLOCK_M': (\d+), 'BLOCK_N': (\d+), 'BLOCK_K': (\d+), 'GROUP_M': 8\}, )"
+      R"(num_stages=(\d+), num_warps=(\d+)\),  #(.*)$)");
+  static const std::regex firsts(R"( first pick for ([0-9x, ]+?)(?: and (\d+) more)?(;|$))");
+  std::map<std::string, EmittedList> lists;
+  std::string current;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("configs_", 0) == 0) {
+      current = line.substr(0, line.find(" = ["));
+      lists[current];
+      continue;
+    }
+    std::smatch m;
+    if (!std::regex_match(line, m, config)) continue;
+    EmittedList& l = lists[current];
+    l.configs.push_back(fmt::format("{} {} {} {} {}", m[1].str(), m[2].str(), m[3].str(), m[4].str(), m[5].str()));
+    const std::string comment = m[6].str();
+    std::smatch f;
+    if (std::regex_search(comment, f, firsts)) {
+      const std::string named_shapes = f[1].str();
+      l.first_named.push_back(named_shapes);
+      const std::size_t named =
+          1 + static_cast<std::size_t>(std::count(named_shapes.begin(), named_shapes.end(), ','));
+      l.first_total += named + (f[2].matched ? std::stoul(f[2].str()) : 0);
+    } else {
+      l.first_named.emplace_back();
+    }
+  }
+  return lists;
+}
+
+std::string config_key(const json& c) {
+  return fmt::format("{} {} {} {} {}", c["block_m"].get<int>(), c["block_n"].get<int>(), c["block_k"].get<int>(),
+                     c["stages"].get<int>(), c["threads"].get<int>() / 32);
+}
+
+TEST(TileCli, Shapes_EmitJoinsEveryShapesTopThreeIntoOneListPerKernel) {
+  const std::string path = ::testing::TempDir() + "tileplan_shapes_emit.txt";
+  {
+    std::ofstream f(path);
+    f << "4096 4096 4096\n1000 4096 1000\n2048 2048 2048\n4096 4096 4096\n4096 4096 16\n"
+         "4096 14336 4096 bfloat16 row col\n16 4096 4096 bfloat16 row col\n1000 128256 4096 bfloat16 row col\n"
+         "512 8192 8192 float8_e4m3 row col\n";
+  }
+  const CliResult e = run_cli("tile --shapes " + path + " --emit triton");
+  ASSERT_EQ(e.status, 0) << e.err;
+  const std::vector<json> objs = json_lines(run_cli("tile --shapes " + path + " --topk 3").out);
+  ASSERT_EQ(objs.size(), 9u);
+  std::map<std::string, std::set<std::string>> want;
+  std::map<std::string, std::size_t> planned;
+  std::map<std::string, std::pair<std::string, std::string>> first_of;  // MxNxK -> (list, config)
+  for (const json& o : objs) {
+    const json& p = o["problem"];
+    if (o["candidates"].empty()) continue;
+    const std::string list = fmt::format("configs_{}_{}_{}_{}", p["dtype"].get<std::string>(),
+                                         p["out_dtype"].get<std::string>(), p["a_layout"].get<std::string>(),
+                                         p["b_layout"].get<std::string>());
+    ++planned[list];
+    for (const json& c : o["candidates"]) want[list].insert(config_key(c));
+    first_of[fmt::format("{}x{}x{}", p["m"].get<int>(), p["n"].get<int>(), p["k"].get<int>())] = {
+        list, config_key(o["candidates"][0])};
+  }
+  const std::map<std::string, EmittedList> got = emitted_lists(e.out);
+  ASSERT_EQ(got.size(), 3u) << e.out;  // fp16 row/row, bf16 row/col, fp8 row/col
+  for (const auto& [name, l] : got) {
+    ASSERT_TRUE(want.count(name)) << name;
+    const std::set<std::string> unique(l.configs.begin(), l.configs.end());
+    EXPECT_EQ(unique.size(), l.configs.size()) << name << ": a configuration listed twice";
+    EXPECT_EQ(unique, want[name]) << name;
+    EXPECT_EQ(l.first_total, planned[name]) << name;
+    // A line that names a shape is that shape's first pick.
+    for (std::size_t i = 0; i < l.configs.size(); ++i) {
+      std::istringstream shapes(l.first_named[i]);
+      for (std::string s; std::getline(shapes, s, ',');) {
+        s.erase(0, s.find_first_not_of(' '));
+        ASSERT_TRUE(first_of.count(s)) << s;
+        EXPECT_EQ(first_of[s], std::make_pair(name, l.configs[i])) << s;
+      }
+    }
+    // The first line is the first pick of the most shapes.
+    EXPECT_FALSE(l.first_named.front().empty()) << name;
+  }
+  // 4096x4096x4096 twice: counted twice, listed once.
+  EXPECT_TRUE(std::regex_search(e.out, std::regex("first pick for 4096x4096x4096, [0-9x, ]*4096x4096x4096"))) << e.out;
+  EXPECT_NE(e.out.find("# no configuration for 4096x4096x16 (float16 in, float16 out): no configuration has block_K "
+                       "<= K = 16"),
+            std::string::npos)
+      << e.out;
+  EXPECT_NE(e.out.find("# the first 3 configuration(s) of each shape"), std::string::npos);
+  // --topk 1: the first picks alone.
+  const std::map<std::string, EmittedList> ones =
+      emitted_lists(run_cli("tile --shapes " + path + " --emit triton --topk 1").out);
+  for (const auto& [name, l] : ones)
+    for (const std::string& named : l.first_named) EXPECT_FALSE(named.empty()) << name;
+}
+
+TEST(TileCli, Shapes_EmitTileLangCarriesEachListsTypesAndTheSplit) {
+  const std::string path = ::testing::TempDir() + "tileplan_shapes_emit_tl.txt";
+  std::ofstream(path) << "16 4096 14336 bfloat16 row col\n64 7168 7168 float8_e4m3 row col\n128 4096 4096 tfloat32\n";
+  const CliResult e = run_cli("tile --shapes " + path + " --emit tilelang --split-k auto --topk 2");
+  ASSERT_EQ(e.status, 0) << e.err;
+  std::map<std::string, std::pair<std::string, std::string>> types = {
+      {"configs_bfloat16_bfloat16_row_col", {"bfloat16", "bfloat16"}},
+      {"configs_float8_e4m3_float16_row_col", {"float8_e4m3", "float16"}},
+      {"configs_tfloat32_float32_row_row", {"float32", "float32"}}};
+  std::string current;
+  std::size_t dicts = 0;
+  std::istringstream lines(e.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("configs_", 0) == 0) {
+      current = line.substr(0, line.find(" = ["));
+      ASSERT_TRUE(types.count(current)) << line;
+      continue;
+    }
+    if (line.rfind("    {", 0) != 0) continue;
+    const json d = json::parse(line.substr(4, line.find("},  #") - 3));
+    EXPECT_EQ(d["in_dtype"], types[current].first) << line;
+    EXPECT_EQ(d["out_dtype"], types[current].second) << line;
+    EXPECT_TRUE(d.contains("split_k")) << line;
+    ++dicts;
+  }
+  EXPECT_GE(dicts, 3u);
+  EXPECT_LE(dicts, 6u);
+  // A decode step with a long K splits: 16x4096x14336's first pick does in the JSON too.
+  const std::vector<json> objs = json_lines(run_cli("tile --shapes " + path + " --split-k auto --topk 1").out);
+  EXPECT_NE(e.out.find(fmt::format("\"split_k\": {}", objs[0]["candidates"][0]["split_k"].get<int>())),
+            std::string::npos);
 }
 
 TEST(TileCli, Shapes_TopkGivesEachShapeItsRanks) {

@@ -60,6 +60,10 @@ std::string plan_text_footer(const PlanTotals& t);
 std::string plan_csv_header();
 void append_plan_csv_rows(const TileReport& r, std::string& out);
 
+// Why a sweep has no candidate, on one line (no newline): the report's
+// c1_c3_count, min_split_k and problem say which rule left none.
+std::string no_candidate_reason(const TileReport& r);
+
 // What a padding option changes, e.g. "N 11001->11008, ldb 11001->11008".
 std::string padding_summary(const GemmProblem& given, const PaddingOption& o);
 
