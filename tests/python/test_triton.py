@@ -234,6 +234,35 @@ def emitted_triton(*flags):
     return [eval(line[:line.rindex("),") + 1], namespace) for line in out.splitlines() if line.startswith("triton.")]
 
 
+def test_batch_emit_is_python_whose_lists_join_each_shapes_configs(monkeypatch, tmp_path):
+    """`tile --shapes F --emit triton` runs as Python as printed; each list is the
+    union of tileplan.triton.configs(top_k=3) over its kernel's shapes."""
+    shapes = [(4096, 4096, 4096, "float16", "row"), (1000, 4096, 1000, "float16", "row"),
+              (16, 14336, 4096, "bfloat16", "col"), (1000, 6144, 4096, "bfloat16", "col"),
+              (4096, 4096, 4096, "float16", "row")]
+    path = tmp_path / "shapes.txt"
+    path.write_text("".join(f"{m} {n} {k} {d} row {b}\n" for m, n, k, d, b in shapes))
+    rc, out, err = run_cli("tile", "--shapes", path, "--emit", "triton")
+    assert rc == 0, err
+    monkeypatch.setitem(sys.modules, "triton", fake_triton())
+    namespace = {"triton": fake_triton()}
+    exec(out, namespace)  # noqa: S102 - the printed text is meant to be pasted into Python
+    lists = {name: value for name, value in namespace.items() if name.startswith("configs_")}
+    assert sorted(lists) == ["configs_bfloat16_bfloat16_row_col", "configs_float16_float16_row_row"]
+
+    def key(c):
+        return tuple(sorted(c.kwargs.items())), c.num_warps, c.num_stages
+
+    for name, got in lists.items():
+        dtype, b_layout = ("bfloat16", "col") if "bfloat16" in name else ("float16", "row")
+        want = set()
+        for m, n, k, d, b in shapes:
+            if d == dtype:
+                want |= {key(c) for c in tt.configs(m, n, k, dtype=dtype, b_layout=b_layout, top_k=3)}
+        assert len({key(c) for c in got}) == len(got), f"{name} lists a configuration twice"
+        assert {key(c) for c in got} == want, name
+
+
 @pytest.mark.parametrize("size,kw,flags", [
     ((4096, 4096, 4096), {}, []),
     ((128, 4096, 4096), {"top_k": 3}, ["--topk", 3]),
