@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <set>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -82,6 +83,44 @@ TEST(PlannerTypes, OnePlannerAnswersLikeAFreshOneInEitherOrder) {
     }
     std::reverse(problems.begin(), problems.end());
   }
+}
+
+// One planner shared by threads that plan at once (tile --shapes does), over
+// more classes than the lock-free table array holds (the rest go to the map
+// read under the lock): every answer is a fresh planner's. Under
+// ThreadSanitizer (scripts/test.sh's tsan build) this is the race check of
+// the tables' publication.
+TEST(PlannerTypes, ThreadsSharingOnePlannerAnswerLikeFreshOnes) {
+  std::vector<GemmProblem> problems = mixed_problems();
+  for (const GemmProblem& p : colliding_problems()) problems.push_back(p);
+  ASSERT_GT(problems.size(), 16u);  // Planner::kFastTables
+  std::vector<std::vector<Verdict>> want;
+  for (const GemmProblem& p : problems)
+    want.push_back(Planner::create(h200(), Instr::automatic, SearchSpace{}, Model::calibrated, default_family(), p)
+                       .value()
+                       .plan(p, 5)
+                       .value());
+  const Planner shared =
+      Planner::create(h200(), Instr::automatic, SearchSpace{}, Model::calibrated, default_family()).value();
+  constexpr std::size_t kThreads = 6;
+  std::vector<std::vector<std::vector<Verdict>>> got(kThreads, std::vector<std::vector<Verdict>>(problems.size()));
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      // Each thread in its own order, so that every class is built by
+      // whichever thread gets there first while others read.
+      for (std::size_t i = 0; i < problems.size(); ++i) {
+        const std::size_t rotated = (i + 5 * t) % problems.size();
+        const std::size_t j = t % 2 == 0 ? rotated : problems.size() - 1 - rotated;
+        got[t][j] = shared.plan(problems[j], 5).value();
+      }
+    });
+  for (std::thread& th : threads) th.join();
+  for (std::size_t t = 0; t < kThreads; ++t)
+    for (std::size_t j = 0; j < problems.size(); ++j) {
+      SCOPED_TRACE(testing::Message() << "thread " << t << " problem " << j);
+      expect_same(got[t][j], want[j]);
+    }
 }
 
 TEST(PlannerTypes, FirstClass_ChangesNoPlan) {
