@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Sets up (packages), builds and runs the whole test suite twice: a Release
-# build, and a Debug build under AddressSanitizer + UndefinedBehaviorSanitizer.
+# build, and a Debug build under AddressSanitizer + UndefinedBehaviorSanitizer;
+# then the tests of the threaded parts (a Planner shared by threads, tile
+# --shapes planning on several) once more under ThreadSanitizer.
 # The Release build includes the Python package (build/release/python), and
 # its pytest suite (tests/python) runs beside the C++ tests; the sanitized
 # build has no Python module (a sanitizer runtime cannot be loaded into python).
@@ -34,6 +36,15 @@ for preset in release dev; do
       "$python" -m pytest -q -p no:cacheprovider tests/python || status=1
   fi
 done
+
+echo "== tsan: the threaded parts under ThreadSanitizer (the tsan preset's tests)"
+if [[ -f build/tsan/CMakeCache.txt ]] && ! grep -qx 'CMAKE_GENERATOR:INTERNAL=Ninja' build/tsan/CMakeCache.txt; then
+  rm -rf build/tsan
+fi
+cmake --preset tsan >/dev/null
+cmake --build --preset tsan -j"$jobs" >/dev/null
+# halt_on_error: a race fails its test (ThreadSanitizer's exit code) instead of only printing.
+TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ctest --preset tsan -j"$jobs" || status=1
 
 # The program's one line must name the CLI's first pick for the same problem
 # (CSV columns: rank, block_m, block_n, block_k, stages, threads, ...).
