@@ -10,9 +10,9 @@
 # M = 1000 and M = 16, fp16 aligned), compiled by the autotuner as it goes.
 set -u
 export PYTHONUNBUFFERED=1
-timeout 420 python3 bench/gpu/check_batch_emit.py --picks bench/gpu/emit/picks.jsonl \
+timeout 330 python3 bench/gpu/check_batch_emit.py --picks bench/gpu/emit/picks.jsonl \
   --lists top3=bench/gpu/emit/top3.py --lists top1=bench/gpu/emit/top1.py --out "$OUT/emit" \
-  --deadline-s 360 > "$OUT/emit.log" 2>&1
+  --deadline-s 290 > "$OUT/emit.log" 2>&1
 rc=$?
 cp "$OUT/emit.log" "$OUT/emit/log.txt" 2>/dev/null
 tail -30 "$OUT/emit.log"
