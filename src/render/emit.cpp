@@ -175,8 +175,8 @@ std::string BatchEmit::finish(const TileReport& base, std::string_view source, s
     s += "# use a list as @triton.autotune(configs=LIST, key=['M', 'N', 'K']): each shape's first pick is in its list\n";
   else
     s += "# use a list as the configurations of TileLang's autotuner: each shape's first pick is in its list\n";
-  s += "# per shape, the first pick, its predicted time and the padding that pays: the same command with --format "
-       "text\n";
+  s += "# per shape, the first pick with its notes (predicted time, warnings, padding): the same command with "
+       "--format text\n";
   for (const std::string& u : unplanned_) fmt::format_to(o, "# no configuration for {}\n", u);
   for (const List& l : lists_) {
     const GemmProblem& k = l.kernel;

@@ -125,7 +125,7 @@ TEST(BatchEmit, OneListPerKernelEachConfigurationOnce) {
             "kernel (types and layouts)\n"
             "# use a list as @triton.autotune(configs=LIST, key=['M', 'N', 'K']): each shape's first pick is in its "
             "list\n"
-            "# per shape, the first pick, its predicted time and the padding that pays: the same command with "
+            "# per shape, the first pick with its notes (predicted time, warnings, padding): the same command with "
             "--format text\n"
             "# no configuration for 32x4096x16 (float16 in, float16 out): no configuration has block_K <= K = 16: the "
             "5 that satisfy C1-C3 all have a larger block_K; give smaller --block-k values or diagnose one "

@@ -1,7 +1,7 @@
 # tileplan: 13 shape(s) of bench/gpu/emit/shapes.txt, on h200, model calibrated, family triton
 # the first 1 configuration(s) of each shape, without repeats: 6 configuration(s) in 2 list(s), one per kernel (types and layouts)
 # use a list as @triton.autotune(configs=LIST, key=['M', 'N', 'K']): each shape's first pick is in its list
-# per shape, the first pick, its predicted time and the padding that pays: the same command with --format text
+# per shape, the first pick with its notes (predicted time, warnings, padding): the same command with --format text
 
 # bfloat16 in, bfloat16 out, A row, B col: 10 shape(s), 5 configuration(s)
 configs_bfloat16_bfloat16_row_col = [
