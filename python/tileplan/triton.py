@@ -6,6 +6,7 @@
     def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, ..., BLOCK_M: tl.constexpr, ...):
 
 configs()     the shortlist as triton.Config objects (what `tileplan tile --emit triton` prints)
+configs_for_shapes()  one list for a kernel's known shapes (what `tile --shapes FILE --emit triton` prints)
 prune()       prune_configs_by for @triton.autotune: your configs, ranked by predicted time, top_k kept
 heuristics()  values for @triton.heuristics: one configuration per problem, no autotuning
 
@@ -22,7 +23,7 @@ import warnings
 from . import _tileplan
 from ._tileplan import Error
 
-__all__ = ["configs", "prune", "heuristics", "problem_from_args"]
+__all__ = ["configs", "configs_for_shapes", "prune", "heuristics", "problem_from_args"]
 
 # torch dtype names -> tileplan input types (an fp32 dot is tf32 in Triton by default).
 _INPUT_TYPES = {"float16": "float16", "bfloat16": "bfloat16", "float8_e4m3fn": "float8_e4m3",
@@ -290,6 +291,78 @@ def configs(m, n, k, *, dtype="float16", out_dtype=None, a_layout="row", b_layou
                "b_layout": b_layout, "lda": lda, "ldb": ldb, "ldc": ldc}
     out = []
     for bm, bn, bk, st, th, _, sk in planner.top(problem, top_k):
+        kwargs = {block_m_key: bm, block_n_key: bn, block_k_key: bk}
+        if group_m_key is not None:
+            kwargs[group_m_key] = planner.group_m
+        if planner.splits:
+            kwargs[split_k_key] = sk
+        out.append(triton.Config(kwargs, num_warps=th // planner.warp_size, num_stages=st))
+    return out
+
+
+def configs_for_shapes(shapes, *, dtype="float16", out_dtype=None, a_layout="row", b_layout="row", top_k=3,
+                       device="h200", sm_count=None, smem_kb=None, block_m=None, block_n=None, block_k=None,
+                       stages=None, threads=None, split_k=None, model="calibrated", family=None, family_file=None,
+                       instr="auto", block_m_key="BLOCK_M", block_n_key="BLOCK_N", block_k_key="BLOCK_K",
+                       group_m_key="GROUP_M", split_k_key="SPLIT_K"):
+    """One list of triton.Config for a kernel's known shapes (needs Triton).
+
+    Every configuration in the first top_k of any shape, once: the list `tileplan tile --shapes
+    FILE --emit triton` prints for them, in its order (by the shapes a configuration is the first
+    pick for, then by all the shapes that rank it, then by first appearance). Give it to
+    @triton.autotune(configs=..., key=["M", "N", "K"]): each shape's own first pick is in it.
+    shapes: (m, n, k) tuples, or mappings with "m", "n", "k" and optionally "lda", "ldb", "ldc";
+    the types, layouts and search space are the kernel's, shared by all (arguments as configs()).
+    A shape with no feasible configuration is left out with one warning naming it; none at all
+    raises tileplan.Error.
+    """
+    try:
+        import triton
+    except ImportError as e:
+        raise ImportError("tileplan.triton.configs_for_shapes returns triton.Config objects and needs Triton") from e
+    _check_top_k(top_k)
+    planner = _planner(device, sm_count, smem_kb, instr, model, family, family_file, _space(block_m),
+                       _space(block_n), _space(block_k), _space(stages), _space(threads), _space(split_k))
+    entries = {}  # (bm, bn, bk, stages, threads, split) -> [firsts, all], in order of first appearance
+    unplanned = []
+    count = 0
+    for shape in shapes:
+        count += 1
+        if isinstance(shape, dict):
+            extra = set(shape) - {"m", "n", "k", "lda", "ldb", "ldc"}
+            if extra or not {"m", "n", "k"} <= set(shape):
+                raise _error("invalid_argument", "shapes",
+                             f"shapes: item {count - 1} must have m, n, k (and optionally lda, ldb, ldc), got "
+                             f"{sorted(shape)}")
+            m, n, k = shape["m"], shape["n"], shape["k"]
+            lds = (shape.get("lda", 0), shape.get("ldb", 0), shape.get("ldc", 0))
+        else:
+            try:
+                m, n, k = shape
+            except (TypeError, ValueError):
+                raise _error("invalid_argument", "shapes",
+                             f"shapes: item {count - 1} must be (m, n, k) or a mapping, got {shape!r}") from None
+            lds = (0, 0, 0)
+        problem = {"m": m, "n": n, "k": k, "dtype": dtype, "out_dtype": out_dtype, "a_layout": a_layout,
+                   "b_layout": b_layout, "lda": lds[0], "ldb": lds[1], "ldc": lds[2]}
+        ranked = planner.top(problem, top_k)
+        if not ranked:
+            unplanned.append(f"{m}x{n}x{k}")
+        for rank, (bm, bn, bk, st, th, _, sk) in enumerate(ranked):
+            entry = entries.setdefault((bm, bn, bk, st, th, sk), [0, 0])
+            entry[0] += rank == 0
+            entry[1] += 1
+    if count == 0:
+        raise _error("invalid_argument", "shapes", "shapes: empty; give at least one (m, n, k)")
+    if not entries:
+        raise _error("invalid_argument", "shapes", f"no configuration is feasible for any of the {count} shape(s)")
+    if unplanned:
+        warnings.warn(f"tileplan: no feasible configuration for {len(unplanned)} of {count} shape(s) "
+                      f"({', '.join(unplanned[:5])}{', ...' if len(unplanned) > 5 else ''}): left out of the list",
+                      stacklevel=2)
+    order = sorted(entries, key=lambda key: (-entries[key][0], -entries[key][1]))  # stable: first appearance
+    out = []
+    for bm, bn, bk, st, th, sk in order:
         kwargs = {block_m_key: bm, block_n_key: bn, block_k_key: bk}
         if group_m_key is not None:
             kwargs[group_m_key] = planner.group_m

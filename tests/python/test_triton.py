@@ -263,6 +263,54 @@ def test_batch_emit_is_python_whose_lists_join_each_shapes_configs(monkeypatch, 
         assert {key(c) for c in got} == want, name
 
 
+def emitted_lists(path, *flags):
+    """The configs_* lists `tileplan tile --shapes PATH --emit triton` prints, run against the stand-in."""
+    rc, out, err = run_cli("tile", "--shapes", path, "--emit", "triton", *flags)
+    assert rc == 0, err
+    namespace = {"triton": fake_triton()}
+    exec(out, namespace)  # noqa: S102
+    return {name: value for name, value in namespace.items() if name.startswith("configs_")}
+
+
+@pytest.mark.parametrize("kw,flags", [
+    ({}, []),
+    ({"top_k": 1}, ["--topk", "1"]),
+    ({"top_k": 5, "split_k": [1, 2, 3, 4]}, ["--topk", "5", "--split-k", "1,2,3,4"]),
+])
+def test_configs_for_shapes_is_the_batch_emitters_list_in_its_order(monkeypatch, tmp_path, kw, flags):
+    shapes = [(1000, 6144, 4096), (16, 4096, 14336), (1000, 4096, 4096), (16, 128256, 4096), (1000, 4096, 4096),
+              (333, 5001, 4001)]
+    path = tmp_path / "shapes.txt"
+    path.write_text("".join(f"{m} {n} {k} bfloat16 row col\n" for m, n, k in shapes))
+    monkeypatch.setitem(sys.modules, "triton", fake_triton())
+    got = tt.configs_for_shapes(shapes, dtype="bfloat16", b_layout="col", **kw)
+    want = emitted_lists(path, *flags)["configs_bfloat16_bfloat16_row_col"]
+    assert [(c.kwargs, c.num_warps, c.num_stages) for c in got] == [(c.kwargs, c.num_warps, c.num_stages) for c in want]
+    # Mappings with leading dimensions are problems of their own: 4000 is not the packed K.
+    padded = tt.configs_for_shapes([{"m": 1000, "n": 4096, "k": 4000, "lda": 4096}], top_k=1)
+    assert [(c.kwargs, c.num_stages) for c in padded] == [(c.kwargs, c.num_stages) for c in
+                                                          tt.configs(1000, 4096, 4000, lda=4096, top_k=1)]
+
+
+def test_configs_for_shapes_refuses_what_it_cannot_plan(monkeypatch):
+    monkeypatch.setitem(sys.modules, "triton", fake_triton())
+    with pytest.raises(tileplan.Error, match="^shapes: empty"):
+        tt.configs_for_shapes([])
+    with pytest.raises(tileplan.Error, match=r"^shapes: item 1 must be \(m, n, k\)"):
+        tt.configs_for_shapes([(64, 64, 64), (64, 64)])
+    with pytest.raises(tileplan.Error, match="^shapes: item 0 must have m, n, k"):
+        tt.configs_for_shapes([{"m": 64, "n": 64, "kk": 64}])
+    with pytest.raises(tileplan.Error, match="^m "):
+        tt.configs_for_shapes([(0, 64, 64)])
+    with pytest.raises(tileplan.Error, match="^top_k -1"):
+        tt.configs_for_shapes([(64, 64, 64)], top_k=-1)
+    with pytest.raises(tileplan.Error, match="no configuration is feasible for any of the 1 shape"):
+        tt.configs_for_shapes([(64, 64, 16)], block_k=[64])
+    with pytest.warns(UserWarning, match=r"no feasible configuration for 1 of 2 shape\(s\) \(64x64x16\)"):
+        kept = tt.configs_for_shapes([(64, 64, 16), (64, 64, 64)], block_k=[32, 64])
+    assert kept and all(c.kwargs["BLOCK_K"] <= 64 for c in kept)
+
+
 @pytest.mark.parametrize("size,kw,flags", [
     ((4096, 4096, 4096), {}, []),
     ((128, 4096, 4096), {"top_k": 3}, ["--topk", 3]),
