@@ -268,6 +268,18 @@ def prune(top_k=3, m="M", n="N", k="K", *, a=None, b=None, c=None, block_m_key="
                                           split_k_key, padder)}
 
 
+def _config(triton, planner, keys, bm, bn, bk, stages, threads, split_k):
+    """One configuration as `tileplan tile --emit triton` prints it: GROUP_M unless its key is None,
+    SPLIT_K only where the planner's space splits."""
+    block_m_key, block_n_key, block_k_key, group_m_key, split_k_key = keys
+    kwargs = {block_m_key: bm, block_n_key: bn, block_k_key: bk}
+    if group_m_key is not None:
+        kwargs[group_m_key] = planner.group_m
+    if planner.splits:
+        kwargs[split_k_key] = split_k
+    return triton.Config(kwargs, num_warps=threads // planner.warp_size, num_stages=stages)
+
+
 def configs(m, n, k, *, dtype="float16", out_dtype=None, a_layout="row", b_layout="row", lda=0, ldb=0, ldc=0,
             top_k=15, device="h200", sm_count=None, smem_kb=None, block_m=None, block_n=None, block_k=None,
             stages=None, threads=None, split_k=None, model="calibrated", family=None, family_file=None,
@@ -289,15 +301,9 @@ def configs(m, n, k, *, dtype="float16", out_dtype=None, a_layout="row", b_layou
                        _space(block_n), _space(block_k), _space(stages), _space(threads), _space(split_k))
     problem = {"m": m, "n": n, "k": k, "dtype": dtype, "out_dtype": out_dtype, "a_layout": a_layout,
                "b_layout": b_layout, "lda": lda, "ldb": ldb, "ldc": ldc}
-    out = []
-    for bm, bn, bk, st, th, _, sk in planner.top(problem, top_k):
-        kwargs = {block_m_key: bm, block_n_key: bn, block_k_key: bk}
-        if group_m_key is not None:
-            kwargs[group_m_key] = planner.group_m
-        if planner.splits:
-            kwargs[split_k_key] = sk
-        out.append(triton.Config(kwargs, num_warps=th // planner.warp_size, num_stages=st))
-    return out
+    keys = (block_m_key, block_n_key, block_k_key, group_m_key, split_k_key)
+    return [_config(triton, planner, keys, bm, bn, bk, st, th, sk) for bm, bn, bk, st, th, _, sk in
+            planner.top(problem, top_k)]
 
 
 def configs_for_shapes(shapes, *, dtype="float16", out_dtype=None, a_layout="row", b_layout="row", top_k=3,
@@ -361,15 +367,8 @@ def configs_for_shapes(shapes, *, dtype="float16", out_dtype=None, a_layout="row
                       f"({', '.join(unplanned[:5])}{', ...' if len(unplanned) > 5 else ''}): left out of the list",
                       stacklevel=2)
     order = sorted(entries, key=lambda key: (-entries[key][0], -entries[key][1]))  # stable: first appearance
-    out = []
-    for bm, bn, bk, st, th, sk in order:
-        kwargs = {block_m_key: bm, block_n_key: bn, block_k_key: bk}
-        if group_m_key is not None:
-            kwargs[group_m_key] = planner.group_m
-        if planner.splits:
-            kwargs[split_k_key] = sk
-        out.append(triton.Config(kwargs, num_warps=th // planner.warp_size, num_stages=st))
-    return out
+    keys = (block_m_key, block_n_key, block_k_key, group_m_key, split_k_key)
+    return [_config(triton, planner, keys, *entry) for entry in order]
 
 
 def heuristics(m="M", n="N", k="K", *, a=None, b=None, c=None, block_m_key="BLOCK_M", block_n_key="BLOCK_N",
