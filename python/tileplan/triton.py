@@ -329,10 +329,14 @@ def configs_for_shapes(shapes, *, dtype="float16", out_dtype=None, a_layout="row
     _check_top_k(top_k)
     planner = _planner(device, sm_count, smem_kb, instr, model, family, family_file, _space(block_m),
                        _space(block_n), _space(block_k), _space(stages), _space(threads), _space(split_k))
+    try:
+        items = iter(shapes)
+    except TypeError:
+        raise TypeError(f"shapes must be an iterable of (m, n, k) or mappings, not {type(shapes).__name__}") from None
     entries = {}  # (bm, bn, bk, stages, threads, split) -> [firsts, all], in order of first appearance
     unplanned = []
     count = 0
-    for shape in shapes:
+    for shape in items:
         count += 1
         if isinstance(shape, dict):
             extra = set(shape) - {"m", "n", "k", "lda", "ldb", "ldc"}

@@ -304,6 +304,16 @@ def test_configs_for_shapes_refuses_what_it_cannot_plan(monkeypatch):
         tt.configs_for_shapes([(0, 64, 64)])
     with pytest.raises(tileplan.Error, match="^top_k -1"):
         tt.configs_for_shapes([(64, 64, 64)], top_k=-1)
+    with pytest.raises(TypeError, match="^shapes must be an iterable"):
+        tt.configs_for_shapes(5)
+    with pytest.raises(TypeError, match="^m must be an int, not str"):
+        tt.configs_for_shapes(["abc"])
+    with pytest.raises(tileplan.Error, match="does not fit in a 64-bit integer"):
+        tt.configs_for_shapes([(2**80, 64, 64)])
+    with pytest.raises(tileplan.Error, match="^m is 1099511627776: a GEMM dimension must be at most"):
+        tt.configs_for_shapes([(2**40, 2**40, 2**40)])
+    with pytest.raises(tileplan.Error, match="^lda -5 must be 0"):
+        tt.configs_for_shapes([{"m": 64, "n": 64, "k": 64, "lda": -5}])
     with pytest.raises(tileplan.Error, match="no configuration is feasible for any of the 1 shape"):
         tt.configs_for_shapes([(64, 64, 16)], block_k=[64])
     with pytest.warns(UserWarning, match=r"no feasible configuration for 1 of 2 shape\(s\) \(64x64x16\)"):
