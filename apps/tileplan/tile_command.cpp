@@ -279,11 +279,9 @@ void plan_shapes(const CLI::App& app, const TileFlags& fl, Model model, const Pl
     require(n.status(), kProblemFlags);
     report.feasible_count = *n;
     if (emit_as) {  // no padding advice: the lists are for the shapes as given
-      report.padding.reset();
       if (all.empty()) report.c1_c3_count = planner.shape_independent_feasible(p);  // why none
-      report.candidates.swap(all);
       res.report = report;
-      report.candidates.swap(all);
+      res.report->candidates = all;
       return;
     }
     Result<std::optional<PaddingAdvice>> padding = padding_advice(planner, p);
