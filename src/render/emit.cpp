@@ -149,8 +149,8 @@ void BatchEmit::add(const TileReport& r) {
       ++e.firsts;
     } else {
       ++e.lower;
-      e.lowest_rank = std::max(e.lowest_rank, rank);
-      e.highest_lower_rank = e.highest_lower_rank == 0 ? rank : std::min(e.highest_lower_rank, rank);
+      e.worst_rank = std::max(e.worst_rank, rank);
+      e.best_lower_rank = e.best_lower_rank == 0 ? rank : std::min(e.best_lower_rank, rank);
     }
   }
 }
@@ -205,9 +205,9 @@ std::string BatchEmit::finish(const TileReport& base, std::string_view source, s
       }
       if (e->lower > 0) {
         if (e->firsts > 0) s += ";";
-        const std::string ranks = e->highest_lower_rank == e->lowest_rank
-                                      ? fmt::format("{}", e->lowest_rank)
-                                      : fmt::format("{} to {}", e->highest_lower_rank, e->lowest_rank);
+        const std::string ranks = e->best_lower_rank == e->worst_rank
+                                      ? fmt::format("{}", e->worst_rank)
+                                      : fmt::format("{} to {}", e->best_lower_rank, e->worst_rank);
         fmt::format_to(o, " ranked {} for {} {}shape(s)", ranks, e->lower, e->firsts > 0 ? "more " : "");
       }
       s += '\n';

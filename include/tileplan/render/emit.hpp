@@ -63,8 +63,8 @@ class BatchEmit {
     std::size_t firsts = 0;            // shapes it is the first pick for
     std::vector<std::string> named;    // the first three of those, as MxNxK
     std::size_t lower = 0;             // shapes that rank it 2nd or lower
-    int64_t lowest_rank = 0;           // the lowest such rank (0: none)
-    int64_t highest_lower_rank = 0;    // the best such rank (0: none)
+    int64_t best_lower_rank = 0;       // the best of those ranks, 2 at best (0: none)
+    int64_t worst_rank = 0;            // the worst of those ranks (0: none)
   };
   struct List {
     GemmProblem kernel;  // its types and layouts (the first shape's)
