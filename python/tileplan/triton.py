@@ -21,6 +21,7 @@ import operator
 import warnings
 
 from . import _tileplan
+from ._shapes import union_of_tops
 from ._tileplan import Error
 
 __all__ = ["configs", "configs_for_shapes", "prune", "heuristics", "problem_from_args"]
@@ -329,48 +330,13 @@ def configs_for_shapes(shapes, *, dtype="float16", out_dtype=None, a_layout="row
     _check_top_k(top_k)
     planner = _planner(device, sm_count, smem_kb, instr, model, family, family_file, _space(block_m),
                        _space(block_n), _space(block_k), _space(stages), _space(threads), _space(split_k))
-    try:
-        items = iter(shapes)
-    except TypeError:
-        raise TypeError(f"shapes must be an iterable of (m, n, k) or mappings, not {type(shapes).__name__}") from None
-    entries = {}  # (bm, bn, bk, stages, threads, split) -> [firsts, all], in order of first appearance
-    unplanned = []
-    count = 0
-    for shape in items:
-        count += 1
-        if isinstance(shape, dict):
-            extra = set(shape) - {"m", "n", "k", "lda", "ldb", "ldc"}
-            if extra or not {"m", "n", "k"} <= set(shape):
-                raise _error("invalid_argument", "shapes",
-                             f"shapes: item {count - 1} must have m, n, k (and optionally lda, ldb, ldc), got "
-                             f"{sorted(shape)}")
-            m, n, k = shape["m"], shape["n"], shape["k"]
-            lds = (shape.get("lda", 0), shape.get("ldb", 0), shape.get("ldc", 0))
-        else:
-            try:
-                m, n, k = shape
-            except (TypeError, ValueError):
-                raise _error("invalid_argument", "shapes",
-                             f"shapes: item {count - 1} must be (m, n, k) or a mapping, got {shape!r}") from None
-            lds = (0, 0, 0)
+
+    def top_of(m, n, k, lda, ldb, ldc):
         problem = {"m": m, "n": n, "k": k, "dtype": dtype, "out_dtype": out_dtype, "a_layout": a_layout,
-                   "b_layout": b_layout, "lda": lds[0], "ldb": lds[1], "ldc": lds[2]}
-        ranked = planner.top(problem, top_k)
-        if not ranked:
-            unplanned.append(f"{m}x{n}x{k}")
-        for rank, (bm, bn, bk, st, th, _, sk) in enumerate(ranked):
-            entry = entries.setdefault((bm, bn, bk, st, th, sk), [0, 0])
-            entry[0] += rank == 0
-            entry[1] += 1
-    if count == 0:
-        raise _error("invalid_argument", "shapes", "shapes: empty; give at least one (m, n, k)")
-    if not entries:
-        raise _error("invalid_argument", "shapes", f"no configuration is feasible for any of the {count} shape(s)")
-    if unplanned:
-        warnings.warn(f"tileplan: no feasible configuration for {len(unplanned)} of {count} shape(s) "
-                      f"({', '.join(unplanned[:5])}{', ...' if len(unplanned) > 5 else ''}): left out of the list",
-                      stacklevel=2)
-    order = sorted(entries, key=lambda key: (-entries[key][0], -entries[key][1]))  # stable: first appearance
+                   "b_layout": b_layout, "lda": lda, "ldb": ldb, "ldc": ldc}
+        return [(bm, bn, bk, st, th, sk) for bm, bn, bk, st, th, _, sk in planner.top(problem, top_k)]
+
+    order = union_of_tops(shapes, top_of)
     keys = (block_m_key, block_n_key, block_k_key, group_m_key, split_k_key)
     return [_config(triton, planner, keys, *entry) for entry in order]
 

@@ -58,3 +58,39 @@ def test_configs_options():
     with pytest.raises(tileplan.Error, match="^dtype 'int4' is not one of"):
         tl.configs(4096, 4096, 4096, dtype="int4")
     assert tl.configs(4096, 4096, 8) == []  # every block_K is larger than K
+
+
+@pytest.mark.parametrize("kw,flags", [
+    ({}, []),
+    ({"top_k": 1, "dtype": "float8_e4m3"}, ["--topk", "1"]),
+    ({"top_k": 4, "split_k": [1, 2, 4]}, ["--topk", "4", "--split-k", "1,2,4"]),
+])
+def test_configs_for_shapes_is_the_batch_emitters_list_in_its_order(tmp_path, kw, flags):
+    """The TileLang list of `tile --shapes F --emit tilelang`, dict for dict and in order."""
+    dtype = kw.get("dtype", "bfloat16")
+    shapes = [(1000, 6144, 4096), (16, 4096, 14336), (1000, 4096, 4096), (16, 128256, 4096), (333, 5001, 4096)]
+    path = tmp_path / "shapes.txt"
+    path.write_text("".join(f"{m} {n} {k} {dtype} row col\n" for m, n, k in shapes))
+    rc, out, err = run_cli("tile", "--shapes", path, "--emit", "tilelang", *flags)
+    assert rc == 0, err
+    namespace = {}
+    exec(out, namespace)  # noqa: S102 - the printed text is meant to be pasted into Python
+    lists = [value for name, value in namespace.items() if name.startswith("configs_")]
+    assert len(lists) == 1
+    got = tl.configs_for_shapes(shapes, **{**kw, "dtype": dtype}, b_layout="col", with_dtypes=True)
+    assert [{k: v for k, v in g.items() if k != "enable_rasteration"} for g in got] == lists[0]
+    assert all(g["enable_rasteration"] is True for g in got)
+
+
+def test_configs_for_shapes_refuses_what_it_cannot_plan():
+    with pytest.raises(tileplan.Error, match="^shapes: empty"):
+        tl.configs_for_shapes([])
+    with pytest.raises(tileplan.Error, match=r"^shapes: item 0 must be \(m, n, k\)"):
+        tl.configs_for_shapes([(64, 64, 64, 64)])
+    with pytest.raises(TypeError, match="^enable_rasteration must be a bool"):
+        tl.configs_for_shapes([(64, 64, 64)], enable_rasteration=1)
+    with pytest.raises(tileplan.Error, match="^k is 0"):
+        tl.configs_for_shapes([(64, 64, 0)])
+    with pytest.warns(UserWarning, match=r"no feasible configuration for 1 of 2 shape\(s\) \(64x64x16\)"):
+        kept = tl.configs_for_shapes([(64, 64, 64), (64, 64, 16)], block_k=[32, 64])
+    assert kept and kept[0]["block_K"] in (32, 64)
