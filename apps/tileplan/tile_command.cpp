@@ -478,7 +478,10 @@ void register_tile(CLI::App& app) {
   cmd->add_option("--split-k", fl->split_k,
                   "split factors of K (default 1: no split), e.g. 1,2,4; auto: those the family's split kernel was measured "
                   "with (1,2,3,4,5,6,8,12,16); needs a family with a split-K model");
-  cmd->add_option("--topk", fl->topk, "configurations to show; 0 shows every feasible one")->default_val("15");
+  cmd->add_option("--topk", fl->topk,
+                  "configurations to show; 0 shows every feasible one (with --shapes: JSON Lines 15, --format "
+                  "text or csv 1, --emit 3 a shape)")
+      ->default_val("15");
   cmd->add_flag("--diagnose", fl->diagnose, "check one configuration and name its binding constraint");
   cmd->add_option("--model", fl->model,
                   "calibrated: registers from a kernel family's profile, ranked by predicted time; "
@@ -491,13 +494,15 @@ void register_tile(CLI::App& app) {
   cmd->add_option("--family-file", fl->family_file,
                   "kernel family of the calibrated model, from a family file (data/families/*.json format)");
   cmd->add_option("--emit", fl->emit,
-                  "print the shortlist as code: triton (triton.Config lines) or tilelang (a list of dicts)");
+                  "print the shortlist as code: triton (triton.Config lines) or tilelang (a list of dicts); with "
+                  "--shapes, one list per kernel (types and layouts) of every shape's first 3 (--topk), once");
   cmd->add_option("--format", fl->format, "text, json or csv")
       ->default_val("text")
       ->check(CLI::IsMember({"text", "json", "csv"}));
   cmd->add_option("--shapes", fl->shapes,
                   "plan every `M N K [dtype] [a-layout] [b-layout]` line of FILE (left out: the flags'); "
-                  "writes JSON Lines, or with --format text or csv one row per shape (its best; --topk for more)");
+                  "writes JSON Lines, or with --format text or csv one row per shape (its best; --topk for more), or with "
+                  "--emit autotune lists");
   cmd->add_option("--output,-o", fl->output, "write to FILE instead of standard output");
   cmd->callback([cmd, fl] { run(*cmd, *fl); });
 }
