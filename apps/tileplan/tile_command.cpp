@@ -501,8 +501,8 @@ void register_tile(CLI::App& app) {
       ->check(CLI::IsMember({"text", "json", "csv"}));
   cmd->add_option("--shapes", fl->shapes,
                   "plan every `M N K [dtype] [a-layout] [b-layout]` line of FILE (left out: the flags'); "
-                  "writes JSON Lines, or with --format text or csv one row per shape (its best; --topk for more), or with "
-                  "--emit autotune lists");
+                  "writes JSON Lines, or with --format text or csv one row per shape (its best; --topk for more), "
+                  "or with --emit autotune lists");
   cmd->add_option("--output,-o", fl->output, "write to FILE instead of standard output");
   cmd->callback([cmd, fl] { run(*cmd, *fl); });
 }

@@ -172,7 +172,8 @@ std::string BatchEmit::finish(const TileReport& base, std::string_view source, s
                            : fmt::format("the first {} configuration(s)", topk),
                  configs, lists_.size());
   if (emit_ == Emit::triton)
-    s += "# use a list as @triton.autotune(configs=LIST, key=['M', 'N', 'K']): each shape's first pick is in its list\n";
+    s += "# use a list as @triton.autotune(configs=LIST, key=['M', 'N', 'K']): each shape's first pick is in its "
+         "list\n";
   else
     s += "# use a list as the configurations of TileLang's autotuner: each shape's first pick is in its list\n";
   s += "# per shape, the first pick with its notes (predicted time, warnings, padding): the same command with "
