@@ -208,3 +208,55 @@ def test_nbits2_readme_figures_are_the_tool_s(tmp_path):
     split = json.loads((nbits / "split.json").read_text())
     assert split["calibration"] == [] and len(split["held_out"]) == 13 and len(split["measured"]) == 13
     assert "h100" not in gate_tests()
+
+
+def test_nbits2_again_repeats_the_first_run(tmp_path):
+    """data/h100-triton-nbits2-again: its README's figures (this run and the
+    first, with the shipped family and with it less aligned_b_stage_share)
+    are what validate prints, and its picks are the first run's."""
+    again, first = ROOT / "data/h100-triton-nbits2-again", ROOT / "data/h100-triton-nbits2"
+    readme = " ".join((again / "README.md").read_text().replace("**", "").split())
+    family = json.loads((ROOT / "data/families/triton.json").read_text())
+    family["time"]["constants"].pop("aligned_b_stage_share")
+    without_path = tmp_path / "without.json"
+    without_path.write_text(json.dumps(family))
+    for args in ((), ("--family-file", without_path)):
+        now, before = cli_json("validate", again, *args), cli_json("validate", first, *args)
+        assert now["device"] == "h100-sxm"
+        c, b = now["summary"]["calibrated"], before["summary"]["calibrated"]
+        assert (f"{c['top1_geomean']:.3f} / {c['top1_worst']:.3f} | {c['top5_geomean']:.3f} | "
+                f"{b['top1_geomean']:.3f} / {b['top1_worst']:.3f} |") in readme
+        if not args:
+            picks = lambda s: {x["shape"]: x["calibrated"]["top1_key"] for x in s["shapes"]}
+            assert picks(now) == picks(before)
+    split = json.loads((again / "split.json").read_text())
+    assert split["calibration"] == [] and len(split["held_out"]) == 13
+    assert "nbits2-again" not in gate_tests()
+
+
+def test_batch_emit_check_readme_is_its_results():
+    """data/h100-batch-emit: every tuned choice is in its list, the largest
+    error and the two decode steps the union improves are the README's."""
+    d = ROOT / "data/h100-batch-emit"
+    readme = " ".join((d / "README.md").read_text().split())
+    meta = json.loads((d / "meta.json").read_text())
+    rows = [json.loads(line) for line in (d / "results.jsonl").read_text().splitlines()]
+    assert len(rows) == 13 and meta["failures"] == []
+    worst = 0.0
+    outside = {}
+    for r in rows:
+        for label, v in r["variants"].items():
+            assert v["chosen"] in meta["lists"][label][r["list"]], (r["shape"], label)
+            assert v["n_nan"] == 0
+            worst = max(worst, v["rel_err"])
+        worst = max(worst, r["first_pick_rel_err"])
+        chosen = r["variants"]["top3"]["chosen"]
+        if chosen not in r["top3"]:
+            tuned, first = r["ms_rounds"]["top3"], r["ms_rounds"]["first_pick"]
+            assert max(tuned) < min(first), r["shape"]  # faster in every round
+            outside[r["shape"]] = (r["ms"]["top3"] * 1e3, r["ms"]["first_pick"] * 1e3)
+    mantissa, exponent = f"{worst:.1e}".split("e")
+    assert f"largest `rel_err` {mantissa}e{int(exponent)}" in readme
+    assert sorted(outside) == ["16x128256x4096", "16x28672x4096"]
+    assert f"{outside['16x128256x4096'][0]:.0f} µs against {outside['16x128256x4096'][1]:.0f} µs" in readme
+    assert f"{outside['16x28672x4096'][0]:.1f} µs against {outside['16x28672x4096'][1]:.1f} µs" in readme
