@@ -9,6 +9,7 @@
 
 from . import plan
 from ._shapes import union_of_tops
+from .triton import _check_top_k, _planner, _space
 
 __all__ = ["configs", "configs_for_shapes"]
 
@@ -53,18 +54,23 @@ def configs_for_shapes(shapes, *, dtype="float16", out_dtype=None, a_layout="row
     configuration is left out with one warning naming it; none at all raises tileplan.Error.
     """
     _check_flags(enable_rasteration, with_dtypes)
+    _check_top_k(top_k)
+    # The shared planner of tileplan.triton (its class tables built once), not a plan per shape.
+    planner = _planner(device, sm_count, smem_kb, instr, model, family, family_file, _space(block_m),
+                       _space(block_n), _space(block_k), _space(stages), _space(threads), _space(split_k))
     problems = []
 
     def top_of(m, n, k, lda, ldb, ldc):
-        p = plan(m, n, k, dtype=dtype, out_dtype=out_dtype, a_layout=a_layout, b_layout=b_layout, lda=lda,
-                 ldb=ldb, ldc=ldc, device=device, sm_count=sm_count, smem_kb=smem_kb, block_m=block_m,
-                 block_n=block_n, block_k=block_k, stages=stages, threads=threads, split_k=split_k, top_k=top_k,
-                 model=model, family=family, family_file=family_file, instr=instr)
-        problems.append(p.problem)
-        return [_key(c) for c in p]
+        problem = {"m": m, "n": n, "k": k, "dtype": dtype, "out_dtype": out_dtype, "a_layout": a_layout,
+                   "b_layout": b_layout, "lda": lda, "ldb": ldb, "ldc": ldc}
+        problems.append(problem)
+        return [(bm, bn, bk, st, th, sk) for bm, bn, bk, st, th, _, sk in planner.top(problem, top_k)]
 
     order = union_of_tops(shapes, top_of)
-    return [_config(key, problems[0], _splits(split_k), enable_rasteration, with_dtypes) for key in order]
+    # The types as the library resolves them (out_dtype None: the input type's default).
+    types = plan(**{key: problems[0][key] for key in ("m", "n", "k", "dtype", "out_dtype", "a_layout", "b_layout",
+                                                      "lda", "ldb", "ldc")}, device=device, top_k=1).problem
+    return [_config(key, types, _splits(split_k), enable_rasteration, with_dtypes) for key in order]
 
 
 def _check_flags(enable_rasteration, with_dtypes):
