@@ -184,7 +184,8 @@ void read_constants(Reader& rd, const json& section, std::string_view section_na
                           info[i].name == "reduce_split_us" || info[i].name == "in_step_a_ns" ||
                           info[i].name == "kmajor_wide_unit_saving" || info[i].name == "nmajor_wide_unit_cost" ||
                           info[i].name == "copy_bytes_per_cycle" || info[i].name == "mma_copy_bytes_per_cycle" ||
-                          info[i].name == "narrow_b_mn_step_share" || info[i].name == "aligned_b_stage_share";
+                          info[i].name == "narrow_b_mn_step_share" || info[i].name == "aligned_b_stage_share" ||
+                          info[i].name == "mma_rate_share";
     const json* c = rd.object(*constants, info[i].name, cpath, !optional);
     if (!c) {
       if (rd.failed()) return;
@@ -318,6 +319,10 @@ Status check_time_constants(const TimeConstants& c) {
   if (!(c.tail_sync <= 1))
     return Error{ErrorKind::invalid_argument, "tail_sync",
                  fmt::format("tail_sync {} must be at most 1: it is a share of the last round", c.tail_sync)};
+  if (!(c.mma_rate_share <= 1))
+    return Error{ErrorKind::invalid_argument, "mma_rate_share",
+                 fmt::format("mma_rate_share {} must be at most 1: it is a share of the device's tensor rate",
+                             c.mma_rate_share)};
   return {};
 }
 

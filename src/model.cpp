@@ -114,7 +114,12 @@ TileCosts unstaged_tile_costs(const Device& dev, const TileConfig& cfg, const Ge
   const UnitTile u = unit_tile(cfg);
   const double efficiency = u.cols / (u.cols + k.mma_n_half);
   const double peak_tflops = cfg.instr == Instr::simt ? dev.simt_fp32_tflops : tensor_tflops(dev, p.dtype);
-  const double sm_flops_per_us = peak_tflops * 1e6 / static_cast<double>(dev.sm_count);
+  // A tile that compiles to mma.sync (16 or 32 rows) reaches mma_rate_share
+  // of the tensor rate the device's peak states for wgmma (0: the full rate;
+  // fitted on data/h200-triton-splitk-bm16-fresh/guard, docs/model.md §3,
+  // "mma tiles").
+  const double rate_share = cfg.instr == Instr::mma && k.mma_rate_share > 0 ? k.mma_rate_share : 1.0;
+  const double sm_flops_per_us = peak_tflops * 1e6 * rate_share / static_cast<double>(dev.sm_count);
   const double flops = 2.0 * static_cast<double>(cfg.block_m * cfg.block_n * cfg.block_k);
   // B K-major in shared memory (stored col, or any fp8 or tf32 B: wgmma reads
   // B K-major only) slows a block of two or more warpgroups whose tile is
@@ -426,9 +431,14 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   // all j, or one program's pipeline round trip spread over the stages in flight.
   // With one operand through registers, its share of the round trip is
   // exposed every iteration and the asynchronous operand's share is spread
-  // over its stages in flight.
+  // over its stages in flight. Triton issues the load of iteration i + S - 1
+  // in iteration i whatever the instruction: S - 1 stages in flight. An mma
+  // tile allocates one buffer fewer (it reads a stage into registers before
+  // its MMAs, so that buffer is free when the next load is issued), not one
+  // stage fewer in flight (measured: 4 stages over 3 of the same mma tile
+  // 0.86-1.01, data/h200-triton-splitk-bm16*; docs/model.md §3).
   const double in_flight =
-      static_cast<double>(std::max<int64_t>(std::min<int64_t>(t.buffers - 1, static_cast<int64_t>(kt)), 1));
+      static_cast<double>(std::max<int64_t>(std::min<int64_t>(t.stages - 1, static_cast<int64_t>(kt)), 1));
   const double exposed = !t.through_registers ? 1.0 / in_flight
                          : t.single_narrow    ? (1.0 - k.async_share) + k.async_share / in_flight
                                               : 1.0;

@@ -89,6 +89,7 @@ namespace tileplan {
   X(nmajor_wide_unit_cost, "", "share added to the MMA time of a block of one warpgroup 256 columns wide (64x256 with 4 warps, wgmma) where B sits N-major in shared memory (b_layout row, 16-bit types): it issues more instructions per K step than with B K-major and is SM-bound where the grid leaves it an SM of its own (0: not priced)") \
   X(copy_bytes_per_cycle, "B", "bytes a cycle one program's asynchronous copies of a stage arrive at, at most: a stage's round trip takes its bytes at the lesser of this and the program's L2 share (0: no cap); wgmma tiles") \
   X(mma_copy_bytes_per_cycle, "B", "the same cap for the tiles that compile to mma.sync (block_M 16 or 32), whatever the input type (0: no cap)") \
+  X(mma_rate_share, "", "share (0 to 1) of the device's tensor rate that a tile compiled to mma.sync (block_M 16 or 32) reaches; the peak is wgmma's (0: the full rate)") \
   X(narrow_b_mn_step_share, "", "share added to every main-loop step of a kernel whose B alone goes through registers with N contiguous (b_layout row, 2-byte loads; A copied asynchronously): the lanes of each warp-wide load read different rows of B, about 27 sectors a request (data/h200-profile-row-alignment), and such kernels run about twice their modeled steps whatever the tile (0: not priced)") \
   X(in_step_a_ns, "ns", "time added to each main-loop step per copy of A's lines that programs walking K in step request at once, where A has M < 16 rows repeated in the tile (row-major, copied asynchronously): (programs resident at once / split factor) x block_M / M copies; 0: not priced") \
   X(aligned_b_stage_share, "", "share added to every main-loop step, per stage beyond two, of a kernel whose B alone goes through registers with N contiguous (as narrow_b_mn_step_share), whose B rows start 16-byte aligned (ldb x element size a multiple of 16) and which spills registers: such a kernel's third stage costs it more where its rows are aligned than where they are not (data/h100-profile-row-stride; 0: not priced)")
@@ -107,7 +108,8 @@ const std::array<ConstantInfo, kTimeConstantCount>& time_constant_info();
 std::array<double, kTimeConstantCount> to_array(const TimeConstants& c);
 TimeConstants time_constants_from(const std::array<double, kTimeConstantCount>& v);
 // Every constant finite, 0 <= value <= 1e9, spill_factor >= 1, tail_sync <= 1,
-// async_share <= 1, kmajor_wide_unit_saving < 1, overlap_power 0 or between 1 and 64.
+// async_share <= 1, kmajor_wide_unit_saving < 1, overlap_power 0 or between 1 and 64,
+// mma_rate_share <= 1.
 //   error param: the constant's name.
 Status check_time_constants(const TimeConstants& c);
 

@@ -23,8 +23,9 @@
 //             tile (one program's stage arrives at most that fast; mma_copy_bytes_per_cycle for an mma
 //             tile), else t_load
 //   period(j) = max(j*t_mma, j*t_narrow, t_mma + t_narrow, j*t_load, (t_copy + L)/in_flight)   j tiles sharing an SM
-//             in_flight = buffers-1 (buffers = stages, or stages-1 for an mma tile, which
-//             keeps a stage in registers), or 1 when an operand goes through registers
+//             in_flight = stages-1 (an mma tile allocates stages-1 buffers, since it reads a
+//             stage into registers before its MMAs, and keeps stages-1 in flight), or 1 when an
+//             operand goes through registers
 //   t_tile(j) = kt*period(j) + tile overhead + epilogue(j)
 //   epilogue = epilogue_factor * C tile bytes / bw_per_SM + narrow stores of C
 //             + registers the epilogue spills * warps * epilogue_spill_cycles / clock
