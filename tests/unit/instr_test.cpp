@@ -5,8 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
 
+#include "../../src/detail.hpp"
+#include "family_term.hpp"
+#include "tileplan/device.hpp"
 #include "tileplan/family.hpp"
+#include "tileplan/model.hpp"
 #include "tileplan/planner.hpp"
 
 namespace tileplan {
@@ -125,6 +130,77 @@ TEST(Instr, MmaTiles_AllocateOneBufferFewerThanStages) {
   Result<Verdict> s = diagnose(p, dev, mma, Model::seed);
   ASSERT_TRUE(s.ok());
   EXPECT_EQ(s->smem_bytes, 4 * (16 + 128) * 128 * 2);
+}
+
+// One buffer fewer is not one stage fewer in flight: Triton issues the load
+// of iteration i + S - 1 in iteration i for either instruction, and an mma
+// tile reads its stage into registers before its MMAs, so the buffer is free
+// by then. Measured over the decode-tile sets (data/h200-triton-splitk-bm16*,
+// unsplit 16-row tiles near the best, fp16 and bf16): 4 stages over 3 of the
+// same tile 0.86-0.98, which stages - 2 in flight priced 0.64-0.71 and
+// stages - 1 prices 0.85-0.91 (docs/model.md §3, "mma tiles").
+TEST(Instr, MmaTiles_KeepStagesLessOneInFlight) {
+  const GemmProblem p{.m = 1, .n = 15360, .k = 5120};
+  const Device dev = *find_device("h200");
+  const auto terms = [&](const TileConfig& cfg) {
+    Result<Verdict> v = diagnose(p, dev, cfg, Model::calibrated, default_family());
+    EXPECT_TRUE(v.ok() && v->feasible());
+    Result<Prediction> t = predict(dev, p, cfg, v.ok() ? std::max<int64_t>(v->blocks_per_sm, 1) : 1, false,
+                                   default_family());
+    EXPECT_TRUE(t.ok());
+    return t.ok() ? t->terms : TimeTerms{};
+  };
+  for (int64_t stages : {3, 4, 5}) {
+    const TileConfig mma{16, 256, 64, stages, 128, Instr::mma};
+    const TileConfig wg{64, 256, 64, stages, 128, Instr::wgmma};
+    const TimeTerms m = terms(mma), w = terms(wg);
+    // The same tile one stage shorter exposes its round trip over one stage more:
+    const TimeTerms m1 = terms(TileConfig{16, 256, 64, stages - 1, 128, Instr::mma});
+    ASSERT_GT(m.round_trip_us, 0.0);
+    EXPECT_NEAR(m1.round_trip_us / m.round_trip_us, static_cast<double>(stages - 1) / static_cast<double>(stages - 2),
+                1e-9)
+        << stages;
+    // and at equal stages an mma tile's round trip is over as many stages as a wgmma tile's
+    // (their stages differ in bytes: 16 rows of A against 64).
+    const double mma_stage = (16.0 + 256.0) * 64.0 * 2.0, wg_stage = (64.0 + 256.0) * 64.0 * 2.0;
+    EXPECT_LT(m.round_trip_us, w.round_trip_us) << stages;
+    EXPECT_GT(m.round_trip_us, w.round_trip_us * 0.5 * mma_stage / wg_stage) << stages;
+  }
+}
+
+// A tile that compiles to mma.sync reaches mma_rate_share of the tensor rate
+// the device states for wgmma (fitted: python3 scripts/fit_mma_rate.py on
+// the guard set of data/h200-triton-splitk-bm16-fresh, M = 48 to 512).
+TEST(Instr, MmaTiles_ReachAShareOfTheTensorRate) {
+  const KernelFamily& f = default_family();
+  const double share = f.time.mma_rate_share;
+  EXPECT_GT(share, 0.3);
+  EXPECT_LT(share, 1.0);
+  const Device dev = *find_device("h200");
+  const GemmProblem p{.m = 512, .n = 8192, .k = 2048};
+  const TimeConstants k = time_for(f, DType::float16);
+  KernelFamily full = f;
+  full.time.mma_rate_share = 0;  // 0: the full rate
+  for (const TileConfig& cfg : {TileConfig{32, 128, 64, 4, 128, Instr::mma}, TileConfig{64, 128, 64, 4, 128, Instr::wgmma}}) {
+    const TileCosts with = detail::tile_costs(dev, cfg, p, 1, false, k, 0.0, 0.0);
+    const TileCosts without = detail::tile_costs(dev, cfg, p, 1, false, full.time, 0.0, 0.0);
+    const double iteration = k.iteration_cycles / dev.boost_clock_mhz;
+    if (cfg.instr == Instr::mma)
+      EXPECT_NEAR((with.mma_us - iteration) / (without.mma_us - iteration), 1.0 / share, 1e-9);
+    else
+      EXPECT_DOUBLE_EQ(with.mma_us, without.mma_us);  // wgmma tiles keep the full rate
+  }
+  // Every input type takes it (no type overrides it).
+  for (DType t : {DType::bfloat16, DType::float8_e4m3, DType::tfloat32})
+    EXPECT_EQ(time_for(f, t).mma_rate_share, share) << to_string(t);
+  // A family file without it reads 0, the full rate; one above 1 is refused.
+  Result<KernelFamily> without = test::family_file_without("mma_rate_share");
+  ASSERT_TRUE(without.ok()) << without.error().message;
+  EXPECT_EQ(without.value().time.mma_rate_share, 0.0);
+  Result<KernelFamily> above = test::family_file_without("mma_rate_share", {{"value", 1.5}, {"fitted_on", "x"}});
+  ASSERT_FALSE(above.ok());
+  EXPECT_NE(above.error().message.find("mma_rate_share 1.5 must be at most 1"), std::string::npos)
+      << above.error().message;
 }
 
 }  // namespace
