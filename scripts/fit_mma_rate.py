@@ -15,7 +15,7 @@ measured configurations (unsplit and split, the harness's `workspace`
 variant), prints the two medians and their gap, and interpolates the share
 where the gap crosses zero. Standard library only:
 
-    python3 scripts/fit_mma_rate.py [--shares 0.4,0.45,...] [--min-m 48]
+    python3 scripts/fit_mma_rate.py [--shares 0.4,0.45,...] [--min-m 48] [--device h200]
         [--family-file data/families/triton.json] [--output FILE] [DATASET...]
 
 Default dataset: data/h200-triton-splitk-bm16-fresh/guard (M = 16 to 512,
@@ -82,13 +82,13 @@ def measured(dataset: str, min_m: int) -> dict:
     return out
 
 
-def log_ratios(tileplan: str, family: pathlib.Path, grids: dict) -> dict:
+def log_ratios(tileplan: str, family: pathlib.Path, device: str, grids: dict) -> dict:
     """{"mma": [...], "wgmma": [...]}: log(measured / predicted) of every measured configuration."""
     out = {"mma": [], "wgmma": []}
     for (m, n, k, dtype), rows in grids.items():
         parts = [KEY.match(key).groups() for key in rows]
         axes = [sorted({int(p[i]) for p in parts}) for i in range(6)]
-        cmd = [tileplan, "tile", "--family-file", str(family), "--device", "h200", "--m", str(m), "--n", str(n),
+        cmd = [tileplan, "tile", "--family-file", str(family), "--device", device, "--m", str(m), "--n", str(n),
                "--k", str(k), "--dtype", dtype, "--block-m", ",".join(map(str, axes[0])),
                "--block-n", ",".join(map(str, axes[1])), "--block-k", ",".join(map(str, axes[2])),
                "--stages", ",".join(map(str, axes[3])), "--threads", ",".join(str(32 * w) for w in axes[4]),
@@ -108,10 +108,11 @@ def log_ratios(tileplan: str, family: pathlib.Path, grids: dict) -> dict:
 def main() -> int:
     ap = Parser(description=__doc__.split("\n")[0])
     ap.add_argument("datasets", nargs="*", default=[str(ROOT / d) for d in DEFAULT_DATASETS])
-    ap.add_argument("--shares", default="0.4,0.45,0.5,0.55,0.6,0.7,0.8,0.9,1")
+    ap.add_argument("--shares", default="0.4,0.45,0.5,0.525,0.55,0.6,0.7,0.8,0.9,1")
     ap.add_argument("--min-m", type=int, default=48)
     ap.add_argument("--family-file", default=str(ROOT / "data/families/triton.json"))
     ap.add_argument("--tileplan", default=str(ROOT / "build/release/tileplan"))
+    ap.add_argument("--device", default="h200", help="the preset that prices the datasets (h100-sxm for an H100's)")
     ap.add_argument("--output", help="write the family with the fitted share there")
     a = ap.parse_args()
     grid = shares(a.shares)
@@ -138,7 +139,7 @@ def main() -> int:
             json.dump(trial, f)
         path = pathlib.Path(f.name)
         try:
-            r = log_ratios(a.tileplan, path, grids)
+            r = log_ratios(a.tileplan, path, a.device, grids)
         finally:
             path.unlink()
         if not r["mma"] or not r["wgmma"]:

@@ -12,7 +12,7 @@ log of measured over predicted time at M <= 16 for mma and wgmma tiles,
 split or not (docs/model.md §3, "An mma tile's stages in flight").
 Standard library only:
 
-    python3 scripts/mma_stage_pairs.py [--near 1.15] [--family-file FILE] [DATASET...]
+    python3 scripts/mma_stage_pairs.py [--near 1.15] [--device h200] [--family-file FILE] [DATASET...]
 
 Default datasets: every folder of data/h200-triton-splitk-bm16*.
 """
@@ -65,11 +65,11 @@ def measured(dataset: pathlib.Path) -> dict:
     return out
 
 
-def predicted(tileplan: str, family: str, case: tuple, keys) -> dict:
+def predicted(tileplan: str, family: str, device: str, case: tuple, keys) -> dict:
     m, n, k, dtype, a, b = case
     parts = [KEY.match(key).groups() for key in keys]
     axes = [sorted({int(p[i]) for p in parts}) for i in range(6)]
-    cmd = [tileplan, "tile", "--family-file", family, "--device", "h200", "--m", str(m), "--n", str(n),
+    cmd = [tileplan, "tile", "--family-file", family, "--device", device, "--m", str(m), "--n", str(n),
            "--k", str(k), "--dtype", dtype, "--a-layout", a, "--b-layout", b,
            "--block-m", ",".join(map(str, axes[0])), "--block-n", ",".join(map(str, axes[1])),
            "--block-k", ",".join(map(str, axes[2])), "--stages", ",".join(map(str, axes[3])),
@@ -92,6 +92,7 @@ def main() -> int:
     ap.add_argument("--near", type=float, default=1.15, help="pairs with a tile within this of the best")
     ap.add_argument("--family-file", default=str(ROOT / "data/families/triton.json"))
     ap.add_argument("--tileplan", default=str(ROOT / "build/release/tileplan"))
+    ap.add_argument("--device", default="h200", help="the preset that prices the datasets (h100-sxm for an H100's)")
     a = ap.parse_args()
     if not 1 <= a.near <= 100:
         fail(f"--near {a.near}: from 1 to 100")
@@ -102,7 +103,7 @@ def main() -> int:
     rows = {}  # (case, key) -> (measured us, predicted us, best us)
     for d in datasets:
         for case, grid in measured(d).items():
-            pred = predicted(a.tileplan, a.family_file, case, grid)
+            pred = predicted(a.tileplan, a.family_file, a.device, case, grid)
             best = min(grid.values())
             for key, us in grid.items():
                 if key in pred:
