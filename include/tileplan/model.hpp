@@ -67,6 +67,7 @@ struct TileCosts {
   int64_t blocks_per_sm = 0;
   bool spills = false;      // priced by spill_factor (a spill not priced per register)
   double mma_us = 0;        // one main-loop iteration's MMAs, alone on an SM
+  double mma_rate = 1;      // the share of the tensor rate they run at (mma_rate_share for an mma tile)
   int64_t serialized_wgmma_cols = 0;  // block_N where the assembler serializes the wgmma (kmajor_wide_n), else 0
   double narrow_us = 0;     // one iteration's narrow loads of operands that go through registers
   double transpose_us = 0;  // of narrow_us, the on-chip transpose of B (tf32 B N-contiguous)
@@ -109,6 +110,8 @@ struct TimeTerms {
   double narrow_us = 0;         // its narrow loads of operands through registers (their spills, L1 misses)
   double load_us = 0;           // its stage from L2, at the SM's share of the L2 bandwidth
   double round_trip_us = 0;     // the pipeline's round trip exposed per iteration (latency over the stages in flight)
+  int64_t stages_in_flight = 0;  // the stages a program's copies keep in flight: stages - 1 (at most k_steps, at least 1)
+  double mma_rate = 1;          // the share of the device's tensor rate its MMAs reach: mma_rate_share for an mma tile
   double busiest_us = 0;        // the SM's busiest resource over one iteration of the j programs
   double iteration_us = 0;      // busiest and round trip joined (smooth maximum), times step_scale, plus the programs-in-step term
   double step_scale = 1;        // every step's factor: 1, or with B alone through registers and N contiguous

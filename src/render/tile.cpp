@@ -96,12 +96,12 @@ void prediction_json(std::string& s, const Verdict& v, bool terms) {
     const TimeTerms& t = v.time_terms;
     fmt::format_to(o,
                    FMT_COMPILE(",\"time_terms\":{{\"programs_per_sm\":{},\"round_programs\":{},\"k_steps\":{},"
-                               "\"mma_us\":{},\"narrow_us\":{},\"load_us\":{},\"round_trip_us\":{},\"busiest_us\":{},"
-                               "\"iteration_us\":{},\"step_scale\":{},\"aligned_rows_share\":{},\"epilogue_us\":{},"
-                               "\"launch_us\":{},\"sm_us\":{},\"dram_us\":{}}}"),
-                   t.programs_per_sm, t.round_programs, t.k_steps, t.mma_us, t.narrow_us, t.load_us, t.round_trip_us,
-                   t.busiest_us, t.iteration_us, t.step_scale, t.aligned_rows_share, t.epilogue_us, t.launch_us, t.sm_us,
-                   t.dram_us);
+                               "\"mma_us\":{},\"mma_rate\":{},\"narrow_us\":{},\"load_us\":{},\"round_trip_us\":{},"
+                               "\"stages_in_flight\":{},\"busiest_us\":{},\"iteration_us\":{},\"step_scale\":{},"
+                               "\"aligned_rows_share\":{},\"epilogue_us\":{},\"launch_us\":{},\"sm_us\":{},\"dram_us\":{}}}"),
+                   t.programs_per_sm, t.round_programs, t.k_steps, t.mma_us, t.mma_rate, t.narrow_us, t.load_us,
+                   t.round_trip_us, t.stages_in_flight, t.busiest_us, t.iteration_us, t.step_scale, t.aligned_rows_share,
+                   t.epilogue_us, t.launch_us, t.sm_us, t.dram_us);
   } else {
     s += ",\"time_terms\":null";
   }
@@ -429,11 +429,13 @@ std::string diagnose_text(const TileReport& r) {
   if (has_time(v)) {
     const TimeTerms& t = v.time_terms;
     fmt::format_to(o,
-                   "   one K step              {} program{} at a time on an SM: MMA {:.3f}, L2 stage {:.3f}{}, round trip {:.3f} "
-                   "-> {:.3f} us a step, {} steps\n",
-                   t.round_programs, t.round_programs == 1 ? "" : "s", t.mma_us, t.load_us,
-                   t.narrow_us > 0 ? fmt::format(", narrow loads {:.3f}", t.narrow_us) : std::string(),
-                   t.round_trip_us, t.iteration_us, t.k_steps);
+                   "   one K step              {} program{} at a time on an SM: MMA {:.3f}{}, L2 stage {:.3f}{}, round trip "
+                   "{:.3f} ({} stage{} in flight) -> {:.3f} us a step, {} steps\n",
+                   t.round_programs, t.round_programs == 1 ? "" : "s", t.mma_us,
+                   t.mma_rate < 1 ? fmt::format(" (mma.sync at {:.0f}% of the tensor rate)", t.mma_rate * 100.0)
+                                  : std::string(),
+                   t.load_us, t.narrow_us > 0 ? fmt::format(", narrow loads {:.3f}", t.narrow_us) : std::string(),
+                   t.round_trip_us, t.stages_in_flight, t.stages_in_flight == 1 ? "" : "s", t.iteration_us, t.k_steps);
     fmt::format_to(o,
                    "   SMs and DRAM            busiest SM {:.1f} us ({} program{}, epilogue {:.2f} us each), DRAM "
                    "{:.1f} us, launch {:.1f} us\n",

@@ -136,6 +136,27 @@ TEST(ModelCli, Diagnose_ShowsTheTimeTerms) {
   EXPECT_EQ(t["round_programs"].get<int64_t>(), 1);
   EXPECT_NEAR(c["predicted_us"].get<double>(),
               t["launch_us"].get<double>() + std::hypot(t["sm_us"].get<double>(), t["dram_us"].get<double>()), 1e-6);
+  EXPECT_EQ(t["stages_in_flight"].get<int64_t>(), 3);  // 4 stages
+  EXPECT_EQ(t["mma_rate"].get<double>(), 1.0);         // wgmma: the full rate
+  EXPECT_NE(d.out.find("round trip 0.441 (3 stages in flight) -> "), std::string::npos) << d.out;
+  EXPECT_EQ(d.out.find("mma.sync at"), std::string::npos) << d.out;
+  // An mma tile (32 rows) keeps stages - 1 in flight too, and its MMAs run
+  // at mma_rate_share of the tensor rate; both are shown.
+  const std::string mma = "tile --diagnose --m 96 --n 5120 --k 5120 --block-m 32 --block-n 128 --block-k 128 --stages 5 "
+                          "--threads 128";
+  const CliResult md = run_cli(mma);
+  ASSERT_EQ(md.status, 0) << md.err;
+  EXPECT_NE(md.out.find("(mma.sync at 53% of the tensor rate)"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("(4 stages in flight)"), std::string::npos) << md.out;
+  const json mt = json::parse(run_cli(mma + " --format json").out)["candidates"][0]["time_terms"];
+  EXPECT_EQ(mt["stages_in_flight"].get<int64_t>(), 4);
+  EXPECT_NEAR(mt["mma_rate"].get<double>(), 0.527, 1e-12);
+  // A short K caps the stages in flight at its K steps.
+  const json kt = json::parse(run_cli("tile --diagnose --m 96 --n 5120 --k 256 --block-m 32 --block-n 128 --block-k 128 "
+                                      "--stages 5 --threads 128 --format json")
+                                  .out)["candidates"][0]["time_terms"];
+  EXPECT_EQ(kt["k_steps"].get<int64_t>(), 2);
+  EXPECT_EQ(kt["stages_in_flight"].get<int64_t>(), 2);
   // Narrow loads appear where an operand goes through registers.
   const CliResult n = run_cli("tile --diagnose --m 4096 --n 3000 --k 2048 --instr wgmma --block-m 256 --block-n 64 "
                               "--block-k 64 --stages 3 --threads 128");
