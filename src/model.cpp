@@ -119,7 +119,7 @@ TileCosts unstaged_tile_costs(const Device& dev, const TileConfig& cfg, const Ge
   // fitted on data/h200-triton-splitk-bm16-fresh/guard, docs/model.md §3,
   // "mma tiles").
   const double rate_share = cfg.instr == Instr::mma && k.mma_rate_share > 0 ? k.mma_rate_share : 1.0;
-  t.mma_rate = rate_share;
+  t.mma_rate = static_cast<float>(rate_share);
   const double sm_flops_per_us = peak_tflops * 1e6 * rate_share / static_cast<double>(dev.sm_count);
   const double flops = 2.0 * static_cast<double>(cfg.block_m * cfg.block_n * cfg.block_k);
   // B K-major in shared memory (stored col, or any fp8 or tf32 B: wgmma reads
@@ -536,7 +536,7 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
     d.load_us = load_us;
     d.round_trip_us = chain_us;
     d.stages_in_flight = static_cast<int64_t>(in_flight);
-    d.mma_rate = t.mma_rate;
+    d.mma_rate = t.mma_rate < 1.0f ? k.mma_rate_share : 1.0;  // the double, not the table's float
     const double jd = static_cast<double>(j_round);
     d.busiest_us = std::max({jd * mma_transpose_us, jd * t.narrow_us, issue_us, jd * load_us});
     d.iteration_us = smooth_max(d.busiest_us, chain_us, k.overlap_power) * step_scale + in_step_us;

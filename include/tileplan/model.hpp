@@ -66,8 +66,9 @@ struct TileCosts {
   int64_t buffers = 0;      // stage buffers in shared memory: stages, or stages - 1 for an mma tile
   int64_t blocks_per_sm = 0;
   bool spills = false;      // priced by spill_factor (a spill not priced per register)
+  float mma_rate = 1;       // the share of the tensor rate the MMAs run at (mma_rate_share for an mma tile;
+                            // a float, in the padding after `spills`: the planner's tables hold many)
   double mma_us = 0;        // one main-loop iteration's MMAs, alone on an SM
-  double mma_rate = 1;      // the share of the tensor rate they run at (mma_rate_share for an mma tile)
   int64_t serialized_wgmma_cols = 0;  // block_N where the assembler serializes the wgmma (kmajor_wide_n), else 0
   double narrow_us = 0;     // one iteration's narrow loads of operands that go through registers
   double transpose_us = 0;  // of narrow_us, the on-chip transpose of B (tf32 B N-contiguous)
