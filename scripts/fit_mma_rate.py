@@ -27,16 +27,14 @@ from __future__ import annotations
 import json
 import math
 import pathlib
-import re
 import statistics
 import subprocess
 import tempfile
 
-from harness_io import refusal
+from harness_io import SPLIT_KEY as KEY, refusal, split_grids
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DEFAULT_DATASETS = ("data/h200-triton-splitk-bm16-fresh/guard",)
-KEY = re.compile(r"^(\d+)x(\d+)x(\d+)_s(\d+)_w(\d+)_k(\d+)_(none|workspace)$")
 
 fail, Parser = refusal("fit_mma_rate.py")
 
@@ -54,32 +52,9 @@ def shares(text: str) -> list[float]:
 def measured(dataset: str, min_m: int) -> dict:
     """{(M, N, K, dtype): {key: ms}} of the checked split-K harness rows with M >= min_m."""
     path = pathlib.Path(dataset) / "timings.jsonl"
-    try:
-        lines = path.read_text().splitlines()
-    except OSError as e:
-        fail(f"{path}: cannot read it ({e.strerror or e})")
-    out: dict = {}
-    for no, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            r = json.loads(line)
-        except ValueError:
-            fail(f"{path}:{no}: not a JSON object")
-        if not isinstance(r, dict):
-            fail(f"{path}:{no}: not a JSON object")
-        key, ms = r.get("key"), r.get("ms")
-        if not isinstance(key, str) or not KEY.match(key) or r.get("rel_err") is None:
-            continue
-        if type(ms) not in (int, float) or not 0 < ms < math.inf:
-            fail(f"{path}:{no}: ms must be a positive finite number, got {ms!r}")
-        dims = [r.get(d) for d in "MNK"]
-        if not all(type(d) is int and d > 0 for d in dims):
-            fail(f"{path}:{no}: M, N and K must be positive integers")
-        if dims[0] < min_m:
-            continue
-        out.setdefault((*dims, r.get("dtype", "float16")), {})[key] = ms
-    return out
+    if not path.is_file():
+        fail(f"{path}: no such file (a dataset of bench/gpu/triton_splitk_harness.py)")
+    return {(m, n, k, dtype): grid for (m, n, k, dtype, _, _), grid in split_grids(path, fail).items() if m >= min_m}
 
 
 def log_ratios(tileplan: str, family: pathlib.Path, device: str, grids: dict) -> dict:

@@ -6,6 +6,7 @@ rows of a dataset, and `tileplan tile`'s JSON.
   for m, n, k, dtype, a_layout, b_layout, key, ms in rows(path, fail): ...
   plan = tile_json([tileplan, "tile", ...], fail, "what")
   med = probe_medians(path, fail)      # {((M, N, K, ldb, ldc), key): median ms}
+  grids = split_grids(path, fail)      # split-K harness: {(M, N, K, dtype, a, b): {key: ms}}
 
 rows() yields every timed row of one unsplit configuration of a packed problem
 (key BMxBNxBKsS_wW; no split_k above 1, no explicit leading dimension), and
@@ -99,6 +100,30 @@ def rows(path, fail):
             fail(f"{where}: M, N and K must be positive integers")
         ms = positive_ms(where, r["ms"], fail)
         yield (*dims, r.get("dtype", "float16"), r.get("a_layout", "row"), r.get("b_layout", "row"), r["key"], ms)
+
+
+SPLIT_KEY = re.compile(r"^(\d+)x(\d+)x(\d+)_s(\d+)_w(\d+)_k(\d+)_(none|workspace)$")
+
+
+def split_grids(path, fail):
+    """The checked rows of a split-K harness dataset's timings.jsonl
+    (bench/gpu/triton_splitk_harness.py, keys BMxBNxBK_sS_wW_kK_variant of
+    the `none` and `workspace` variants, a rel_err recorded) as
+    {(M, N, K, dtype, a_layout, b_layout): {key: ms}}; fail() on a row that
+    is not a JSON object or has bad dimensions or ms."""
+    out = {}
+    for where, r in json_lines(path, fail):
+        if not isinstance(r, dict):
+            fail(f"{where}: not a JSON object")
+        key = r.get("key")
+        if not isinstance(key, str) or not SPLIT_KEY.match(key) or r.get("rel_err") is None:
+            continue
+        dims = [r.get(d) for d in "MNK"]
+        if not all(type(d) is int and d > 0 for d in dims):
+            fail(f"{where}: M, N and K must be positive integers")
+        case = (*dims, r.get("dtype", "float16"), r.get("a_layout", "row"), r.get("b_layout", "row"))
+        out.setdefault(case, {})[key] = positive_ms(where, r.get("ms"), fail)
+    return out
 
 
 def read_lines(path, fail):

@@ -23,46 +23,22 @@ import collections
 import json
 import math
 import pathlib
-import re
 import statistics
 import subprocess
 
-from harness_io import refusal
+from harness_io import SPLIT_KEY as KEY, refusal, split_grids
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-KEY = re.compile(r"^(\d+)x(\d+)x(\d+)_s(\d+)_w(\d+)_k(\d+)_(none|workspace)$")
 
 fail, Parser = refusal("mma_stage_pairs.py")
 
 
 def measured(dataset: pathlib.Path) -> dict:
-    """{(M, N, K, dtype, a_layout, b_layout): {key: ms}} of a dataset's checked rows."""
+    """{(M, N, K, dtype, a_layout, b_layout): {key: us}} of a dataset's checked rows."""
     path = dataset / "timings.jsonl"
-    try:
-        lines = path.read_text().splitlines()
-    except OSError as e:
-        fail(f"{path}: cannot read it ({e.strerror or e})")
-    out: dict = {}
-    for no, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            r = json.loads(line)
-        except ValueError:
-            fail(f"{path}:{no}: not a JSON object")
-        if not isinstance(r, dict):
-            fail(f"{path}:{no}: not a JSON object")
-        key, ms = r.get("key"), r.get("ms")
-        if not isinstance(key, str) or not KEY.match(key) or r.get("rel_err") is None:
-            continue
-        if type(ms) not in (int, float) or not 0 < ms < math.inf:
-            fail(f"{path}:{no}: ms must be a positive finite number, got {ms!r}")
-        dims = [r.get(d) for d in "MNK"]
-        if not all(type(d) is int and d > 0 for d in dims):
-            fail(f"{path}:{no}: M, N and K must be positive integers")
-        case = (*dims, r.get("dtype", "float16"), r.get("a_layout", "row"), r.get("b_layout", "row"))
-        out.setdefault(case, {})[key] = ms * 1e3
-    return out
+    if not path.is_file():
+        fail(f"{path}: no such file (a dataset of bench/gpu/triton_splitk_harness.py)")
+    return {case: {key: ms * 1e3 for key, ms in grid.items()} for case, grid in split_grids(path, fail).items()}
 
 
 def predicted(tileplan: str, family: str, device: str, case: tuple, keys) -> dict:

@@ -8,12 +8,7 @@ set -u
 export PYTHONUNBUFFERED=1
 D=$OUT/decode-tiles-fresh
 mkdir -p $D
-run() {  # name deadline block_ms splits shapes
-  timeout $(( $2 + 30 )) python3 bench/gpu/triton_splitk_harness.py --variants workspace --all-held-out \
-    --block-ms $3 --splits $4 --deadline-s $2 --out $D/$1 --shapes $5 > $D/$1.log 2>&1
-  echo "$1 rc $?"
-  grep "^# [0-9]\|^# elapsed\|deadline\|FAIL\|rror" $D/$1.log | cut -c1-200 | head -8
-}
+. bench/gpu/runs/decode_tiles_run.sh
 run one 110 16,32,64 1,2,4,8,16 1x5120x13824,1x14336x3584,1x3584x14336
 run m 120 16,32,64 1,2,4,8,16 5x28672x8192,10x5120x13824,7x14336x3584
 run guard 230 16,32,64,128 1,2,4 16x4096x11008,48x5120x5120,96x14336x3584,128x6144x4096,256x13824x5120,512x8192x2048

@@ -9,12 +9,7 @@ set -u
 export PYTHONUNBUFFERED=1
 D=$OUT/decode-tiles-mid
 mkdir -p $D
-run() {  # name deadline block_ms splits shapes
-  timeout $(( $2 + 30 )) python3 bench/gpu/triton_splitk_harness.py --variants workspace --all-held-out \
-    --block-ms $3 --splits $4 --deadline-s $2 --out $D/$1 --shapes $5 > $D/$1.log 2>&1
-  echo "$1 rc $?"
-  grep "^# [0-9]\|^# elapsed\|deadline\|FAIL\|rror" $D/$1.log | cut -c1-200 | head -8
-}
+. bench/gpu/runs/decode_tiles_run.sh
 run mid 240 16,32,64,128 1,2,4 48x4096x4096,64x5120x5120,96x5120x5120,80x8192x2048,112x4096x4096,64x3584x8192
 run odd 200 16,32,64 1,2,4 24x4096x4096,40x11008x4096,24x14336x5120,40x6144x4096,12x8192x8192
 nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu,power.draw,clocks_event_reasons.active --format=csv > $D/smi.txt
