@@ -276,8 +276,6 @@ TileCosts unstaged_tile_costs(const Device& dev, const TileConfig& cfg, const Ge
 void stage_tile_costs(TileCosts& t, const Device& dev, const TileConfig& cfg, const GemmProblem& p,
                       const ProblemAccess& acc, int64_t blocks_per_sm, const TimeConstants& k) {
   t.stages = cfg.stages;
-  // One buffer is consumed while the others load.
-  t.buffers = stage_buffers(cfg);
   t.blocks_per_sm = std::max<int64_t>(blocks_per_sm, 1);
   // The L1 a block keeps against the cache lines of one iteration's tiles of
   // the operands through registers (their loads go through L1; asynchronous
@@ -436,8 +434,8 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   // in iteration i whatever the instruction: S - 1 stages in flight. An mma
   // tile allocates one buffer fewer (it reads a stage into registers before
   // its MMAs, so that buffer is free when the next load is issued), not one
-  // stage fewer in flight (measured: 4 stages over 3 of the same mma tile
-  // 0.86-1.01, data/h200-triton-splitk-bm16*; docs/model.md §3).
+  // stage fewer in flight (measured: 4 stages over 3 of the same unsplit mma
+  // tile 0.86-0.99, data/h200-triton-splitk-bm16*; docs/model.md §3).
   const double in_flight =
       static_cast<double>(std::max<int64_t>(std::min<int64_t>(t.stages - 1, static_cast<int64_t>(kt)), 1));
   const double exposed = !t.through_registers ? 1.0 / in_flight

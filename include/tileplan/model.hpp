@@ -63,7 +63,6 @@ std::string_view to_string(TimeBound b);
 // device (the planner computes it once per tile and reuses it per problem).
 struct TileCosts {
   int64_t block_m = 0, block_n = 0, block_k = 0, stages = 0;
-  int64_t buffers = 0;      // stage buffers in shared memory: stages, or stages - 1 for an mma tile
   int64_t blocks_per_sm = 0;
   bool spills = false;      // priced by spill_factor (a spill not priced per register)
   float mma_rate = 1;       // the share of the tensor rate the MMAs run at (mma_rate_share for an mma tile;
