@@ -2,8 +2,8 @@
 # One device call over the H200 queue (bench/gpu/README.md). Given an H200:
 # the mma tiles' judge on the H200 (decode_tiles_mid.sh, about 170 s), then
 # the row-stride sweep (about 100 s) and the power probe (about 110 s).
-# Given an H100: the five misses' clocks (misses_clocks.sh), which say
-# whether the pick and the best of each ran at different clocks there too.
+# Given an H100: the fresh decode steps of decode_tiles_mid_one.sh (M = 1
+# to 12), the mma tiles' judge where only 16- to 64-row tiles compete.
 set -u
 export PYTHONUNBUFFERED=1
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
@@ -16,5 +16,5 @@ case "$gpu" in
       --cases 555x14336x12288:float16:rr,1024x14336x4096:float16:rr,4096x4096x4096:float16:rr,384x4096x16384:float16:rr \
       > $OUT/power.log 2>&1; echo "power rc $?"
     tail -3 $OUT/sweep.log $OUT/power.log | cut -c1-200 ;;
-  *) bash bench/gpu/runs/misses_clocks.sh ;;
+  *) bash bench/gpu/runs/decode_tiles_mid_one.sh ;;
 esac
