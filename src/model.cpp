@@ -120,6 +120,7 @@ TileCosts unstaged_tile_costs(const Device& dev, const TileConfig& cfg, const Ge
   // "mma tiles").
   const double rate_share = cfg.instr == Instr::mma && k.mma_rate_share > 0 ? k.mma_rate_share : 1.0;
   t.mma_rate = static_cast<float>(rate_share);
+  t.mma_tile = cfg.instr == Instr::mma;
   const double sm_flops_per_us = peak_tflops * 1e6 * rate_share / static_cast<double>(dev.sm_count);
   const double flops = 2.0 * static_cast<double>(cfg.block_m * cfg.block_n * cfg.block_k);
   // B K-major in shared memory (stored col, or any fp8 or tf32 B: wgmma reads
@@ -507,7 +508,19 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
     sm_us += std::min(k.tail_sync, 1.0) * (sync_us - sm_us);
   }
 
-  const double dram_us = gemm_dram / (dev.dram_bandwidth_gbps * 1e3);
+  // An mma tile's kernel whose busiest SM holds more bytes in flight than
+  // mma_flight_knee_kb draws DRAM less efficiently: measured, a decode step's
+  // DRAM throughput peaks near 100 KB in flight per SM and falls past it (84%
+  // of the peak, then 78% and 73% at 1.3x and 2x those bytes:
+  // data/h200-profile-decode-l2). Fitted on the decode-tile calibration sets
+  // (docs/model.md §3, "Bytes in flight and DRAM").
+  const int64_t j_first = full_rounds ? b : rest;
+  const double flight_bytes = static_cast<double>(j_first) * in_flight * t.stage_bytes;
+  const double knee = k.mma_flight_knee_kb * 1024.0;
+  const double dram_scale = t.mma_tile && knee > 0 && flight_bytes > knee
+                                ? 1.0 + k.mma_flight_dram_share * (flight_bytes - knee) / knee
+                                : 1.0;
+  const double dram_us = dram_scale * gemm_dram / (dev.dram_bandwidth_gbps * 1e3);
   // The SMs' time and DRAM's time overlap in part: their Euclidean norm
   // joins them smoothly (the larger one, plus a little of the smaller).
   double time = k.launch_us + std::sqrt(sm_us * sm_us + dram_us * dram_us);
@@ -544,6 +557,8 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
     d.launch_us = k.launch_us;
     d.sm_us = sm_us;
     d.dram_us = dram_us;
+    d.flight_bytes = flight_bytes;
+    d.dram_scale = dram_scale;
     // The bound of the first round: DRAM if it takes longer than the SMs,
     // else the largest term of a main-loop iteration.
     const double j = static_cast<double>(full_rounds ? b : rest);

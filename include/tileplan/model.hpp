@@ -65,6 +65,7 @@ struct TileCosts {
   int64_t block_m = 0, block_n = 0, block_k = 0, stages = 0;
   int64_t blocks_per_sm = 0;
   bool spills = false;      // priced by spill_factor (a spill not priced per register)
+  bool mma_tile = false;    // compiled to mma.sync (block_M 16 or 32): mma_flight_knee_kb and mma_flight_dram_share
   float mma_rate = 1;       // the share of the tensor rate the MMAs run at (mma_rate_share for an mma tile;
                             // a float, in the padding after `spills`: the planner's tables hold many)
   double mma_us = 0;        // one main-loop iteration's MMAs, alone on an SM
@@ -121,7 +122,10 @@ struct TimeTerms {
   double epilogue_us = 0;       // one program's epilogue: storing C (or its partial tile)
   double launch_us = 0;         // the kernel launch
   double sm_us = 0;             // the busiest SM's time, all its rounds
-  double dram_us = 0;           // DRAM's time for the kernel's traffic
+  double dram_us = 0;           // DRAM's time for the kernel's traffic (times dram_scale)
+  double flight_bytes = 0;      // bytes in flight on the busiest SM: its first round's programs x stages in flight x stage bytes
+  double dram_scale = 1;        // DRAM's time's factor: 1, or for an mma tile past mma_flight_knee_kb
+                                // 1 + mma_flight_dram_share x (flight_bytes - knee) / knee
 };
 
 struct Prediction {
