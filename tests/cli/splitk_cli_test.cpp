@@ -314,15 +314,22 @@ DecodeTiles decode_tiles(const std::string& data, Counts counts) {
 // 1.039 / 1.140 / 1.017, rank correlation 0.820 -> 0.874), but these 18 went
 // 1.027 / 1.065 / 1.023 -> 1.037 / 1.106 / 1.018 (3x18944x3584 picks
 // 16x256x128 with 4 stages, where 3 with 8 warps wins by 9%) and the 13
-// decode steps from 0.989 to 0.976 of cuBLAS's speed. A known miss: it must
-// keep missing and not get worse.
-TEST(SplitKCli, Validate_DecodeTiles_Bm16_KnownMissStaysBounded) {
+// decode steps from 0.989 to 0.976 of cuBLAS's speed. Then these sets, with
+// bm16-again, calibrated the bytes-in-flight term (mma_flight_knee_kb 64,
+// mma_flight_dram_share 0.1: scripts/fit_mma_flight.py; docs/model.md §3,
+// "Bytes in flight and DRAM"): 1.015 / 1.041 / 1.005, every class within
+// the committed thresholds (M = 1: 1.022 / 1.032 / 1.001), and the 13
+// decode steps at 1.006 of cuBLAS's speed. Calibration data, not a gate:
+// the test keeps what the fit reached.
+TEST(SplitKCli, Validate_DecodeTiles_Bm16_CalibrationMeetsThresholds) {
   std::string data;
   for (const char* d : {"bm16/one", "bm16/m", "bm16/m16", "bm16-fresh/one", "bm16-fresh/m", "bm16-fresh/guard"})
     data += source_path(std::string("data/h200-triton-splitk-") + d) + " ";
-  // The bounds hold in every class (M = 1: 1.052 / 1.083 / 1.029; M < 16:
-  // 1.052 / 1.106 / 1.014).
-  expect_known_miss(data, "--max-top1-geomean 1.055 --max-top1-worst 1.11 --max-top5-geomean 1.03", 18);
+  const CliResult r =
+      run_cli("validate " + data + "--max-top1-geomean 1.03 --max-top1-worst 1.10 --max-top5-geomean 1.01");
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("shapes 18:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("met (overall and in every class)"), std::string::npos) << r.out;
   const DecodeTiles d = decode_tiles(data, [](const json& s) { return s["m"].get<int64_t>() <= 16; });
   for (const auto& [s, bm] : d.best_block_m) {
     if (s["m"].get<int64_t>() <= 16)
@@ -331,7 +338,7 @@ TEST(SplitKCli, Validate_DecodeTiles_Bm16_KnownMissStaysBounded) {
       EXPECT_GE(bm, 64) << s["shape"];
   }
   ASSERT_EQ(d.counted, 13);
-  EXPECT_GE(d.cublas_over_pick, 0.97);  // measured 0.976 (0.989 with stages - 2 in flight)
+  EXPECT_GE(d.cublas_over_pick, 1.0);  // measured 1.006 (0.976 without the bytes-in-flight term)
 }
 
 // The same tiles in bf16 (the shapes of splitk-bm16) and fp8 e4m3 with B
@@ -342,18 +349,20 @@ TEST(SplitKCli, Validate_DecodeTiles_Bm16_KnownMissStaysBounded) {
 // 5 1.019 (bf16 1.029 / 1.078 / 1.027, fp8 1.034 / 1.055 / 1.012); without
 // mma_copy_bytes_per_cycle 1.041 / 1.100 / 1.018 at 0.974 (bf16 0.993, fp8
 // 0.955). With stages - 1 in flight and mma_rate_share: 1.037 / 1.059 /
-// 1.016 at 0.977 (bf16 0.993, fp8 0.962). A known miss: it must keep missing
-// and not get worse.
+// 1.016 at 0.977 (bf16 0.993, fp8 0.962). With the bytes-in-flight term
+// (fitted on other sets): 1.025 / 1.055 / 1.007 at 0.988 (bf16 1.011, fp8
+// 0.966); fp8 at M = 2 to 8 still misses (1.046 / 1.055 / 1.021). A known
+// miss: it must keep missing and not get worse.
 TEST(SplitKCli, Validate_DecodeTiles_Bf16AndFp8_KnownMissStaysBounded) {
   std::string data;
   for (const char* d : {"bf16-one", "bf16-m", "fp8-one", "fp8-m"})
     data += source_path(std::string("data/h200-triton-splitk-bm16-types/") + d) + " ";
-  // The bounds hold in every class (fp8 M < 16: 1.055 / 1.055 / 1.035).
-  expect_known_miss(data, "--max-top1-geomean 1.06 --max-top1-worst 1.08 --max-top5-geomean 1.04", 8);
+  // The bounds hold in every class (fp8 M < 16: 1.046 / 1.055 / 1.021).
+  expect_known_miss(data, "--max-top1-geomean 1.05 --max-top1-worst 1.06 --max-top5-geomean 1.025", 8);
   const DecodeTiles d = decode_tiles(data, [](const json&) { return true; });
   for (const auto& [s, bm] : d.best_block_m) EXPECT_EQ(bm, 16) << s["shape"];
   ASSERT_EQ(d.counted, 8);
-  EXPECT_GE(d.cublas_over_pick, 0.975);  // measured 0.977 (0.982 with stages - 2 in flight)
+  EXPECT_GE(d.cublas_over_pick, 0.985);  // measured 0.988 (0.977 without the bytes-in-flight term)
 }
 
 // The decode shapes the 64-row family missed cuBLAS on most (splitk-retime/
@@ -365,22 +374,27 @@ TEST(SplitKCli, Validate_DecodeTiles_Bf16AndFp8_KnownMissStaysBounded) {
 // 1.169 / 1.028 at 0.966 and fp8 1.072 / 1.323 / 1.011 at 0.884: a lone
 // 16x256x128 program per SM was picked where 16x64x128 wins. With an mma
 // tile's stages in flight stages - 1 and mma_rate_share: fp16 the same
-// figures, fp8 1.029 / 1.083 / 1.011 at 0.921. A known miss: it must keep
-// missing and not get worse.
+// figures, fp8 1.029 / 1.083 / 1.011 at 0.921. Then it was one of the
+// calibration sets of the bytes-in-flight term (scripts/fit_mma_flight.py):
+// 1.034 / 1.140 / 1.008; fp16 1.032 / 1.140 / 1.005 at 0.988 of cuBLAS,
+// fp8 1.036 / 1.107 / 1.011 at 0.914 (fp8 M = 2 to 12 1.022 -> 1.033:
+// 8x5120x5120 takes 16x64x128 unsplit, 1.107, where split 4 wins). A known
+// miss: it must keep missing and not get worse.
 TEST(SplitKCli, Validate_DecodeTiles_Again_KnownMissStaysBounded) {
   std::string data;
   for (const char* d : {"one", "fp8-one", "fp8-m"})
     data += source_path(std::string("data/h200-triton-splitk-bm16-again/") + d) + " ";
-  // The bounds hold in every class (fp16 M = 1: 1.054 / 1.140 / 1.027).
-  expect_known_miss(data, "--max-top1-geomean 1.06 --max-top1-worst 1.15 --max-top5-geomean 1.03", 20);
+  // The bounds hold in every class (fp8 M = 1: 1.040 / 1.083 / 1.006; fp8
+  // M = 2 to 12: 1.033 / 1.107 / 1.015).
+  expect_known_miss(data, "--max-top1-geomean 1.045 --max-top1-worst 1.15 --max-top5-geomean 1.02", 20);
   const DecodeTiles d = decode_tiles(data, [](const json& s) { return s["dtype"] == "float16"; });
   for (const auto& [s, bm] : d.best_block_m) EXPECT_EQ(bm, 16) << s["shape"];
   ASSERT_EQ(d.best_block_m.size(), 20u);
   ASSERT_EQ(d.counted, 10);
-  EXPECT_GE(d.cublas_over_pick, 0.965);  // fp16, measured 0.967
+  EXPECT_GE(d.cublas_over_pick, 0.985);  // fp16, measured 0.988 (0.967 without the bytes-in-flight term)
   const DecodeTiles fp8 = decode_tiles(data, [](const json& s) { return s["dtype"] == "float8_e4m3"; });
   ASSERT_EQ(fp8.counted, 10);
-  EXPECT_GE(fp8.cublas_over_pick, 0.915);  // measured 0.921 (0.916 with stages - 2 in flight, 0.884 without the cap)
+  EXPECT_GE(fp8.cublas_over_pick, 0.91);  // measured 0.914 (0.921 without the bytes-in-flight term, 0.884 without the cap)
 }
 
 // 17 decode shapes never measured before in their type (fp16, bf16, fp8;
@@ -392,17 +406,54 @@ TEST(SplitKCli, Validate_DecodeTiles_Again_KnownMissStaysBounded) {
 // 16x64x128 wins). With an mma tile's stages in flight stages - 1 and
 // mma_rate_share: 1.039 / 1.118 / 1.015 at 0.947 (2x8192x3584 1.169 ->
 // 1.000; its worst class is now fp16 at M = 2 to 12, 1.061 / 1.118 / 1.022:
-// 12x5120x27648 picks 16x256x128 split 4 where 16x128x128 split 2 wins). A
-// known miss: it must keep missing and not get worse.
+// 12x5120x27648 picks 16x256x128 split 4 where 16x128x128 split 2 wins).
+// With the bytes-in-flight term (held out from its fit, with bm16-types):
+// 1.022 / 1.067 / 1.007 at 0.962, within the committed thresholds overall
+// but not in every class (fp16 M = 1, two shapes: 1.041 / 1.067 / 1.006;
+// best of top 5 1.016 to 1.018 in three classes). A known miss: it must keep
+// missing and not get worse.
 TEST(SplitKCli, Validate_DecodeTiles_CapFresh_KnownMissStaysBounded) {
   std::string data;
   for (const char* d : {"one", "m", "m16", "bf16-one", "bf16-m", "bf16-m16", "fp8-one", "fp8-m", "fp8-m16"})
     data += source_path(std::string("data/h200-triton-splitk-bm16-cap/") + d) + " ";
-  expect_known_miss(data, "--max-top1-geomean 1.065 --max-top1-worst 1.12 --max-top5-geomean 1.04", 17);
+  expect_known_miss(data, "--max-top1-geomean 1.045 --max-top1-worst 1.07 --max-top5-geomean 1.02", 17);
   const DecodeTiles d = decode_tiles(data, [](const json&) { return true; });
   ASSERT_EQ(d.counted, 17);
   for (const auto& [s, bm] : d.best_block_m) EXPECT_EQ(bm, 16) << s["shape"];  // every best is a 16-row tile
-  EXPECT_GE(d.cublas_over_pick, 0.945);  // measured 0.947 (0.939 with stages - 2 in flight)
+  EXPECT_GE(d.cublas_over_pick, 0.96);  // measured 0.962 (0.947 without the bytes-in-flight term)
+  // Overall, the thresholds hold.
+  const json j = split_json("validate " + data);
+  const json& c = j["summary"]["calibrated"];
+  EXPECT_LE(c["top1_geomean"].get<double>(), 1.03);
+  EXPECT_LE(c["top1_worst"].get<double>(), 1.10);
+  EXPECT_LE(c["top5_geomean"].get<double>(), 1.01);
+}
+
+// Fresh decode steps measured after the bytes-in-flight term was frozen
+// (mma_flight_knee_kb, mma_flight_dram_share): data/h100-triton-splitk-
+// bm16-flight, 15 shapes in fp16, bf16 and fp8 e4m3 (M = 1 to 14), on an
+// H100 (the device the measuring call was given; scored with the h100-sxm
+// preset its meta.json names), and the same run again on the same card
+// (-flight-repeat). 1.026 / 1.072 / 1.002 at 0.977 of cuBLAS's speed, where
+// the family without the term scores 1.041 / 1.092 / 1.014 at 0.963; the
+// repeat 1.026 / 1.078 / 1.003. Within the committed thresholds overall,
+// not in every class (bf16 and fp8 at M = 1, one shape each: 1.057 and
+// 1.072).
+TEST(SplitKCli, Validate_DecodeTiles_FlightFresh_MeetsThresholdsOverall) {
+  for (const char* set : {"flight", "flight-repeat"}) {
+    std::string data;
+    for (const char* d : {"one", "m", "bf16-one", "bf16-m", "fp8-one", "fp8-m"})
+      data += source_path(std::string("data/h100-triton-splitk-bm16-") + set + "/" + d) + " ";
+    const json j = split_json("validate " + data);
+    EXPECT_EQ(j["device"], "h100-sxm");
+    const json& c = j["summary"]["calibrated"];
+    EXPECT_EQ(c["shapes"], 15) << set;
+    EXPECT_LE(c["top1_geomean"].get<double>(), 1.03) << set;
+    EXPECT_LE(c["top1_worst"].get<double>(), 1.10) << set;
+    EXPECT_LE(c["top5_geomean"].get<double>(), 1.01) << set;
+    const DecodeTiles d = decode_tiles(data, [](const json&) { return true; });
+    EXPECT_GE(d.cublas_over_pick, 0.97) << set;  // measured 0.977 and 0.978
+  }
 }
 
 TEST(SplitKCli, AutoInstr_PicksA16RowMmaTileAtOneToken) {

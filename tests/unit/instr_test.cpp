@@ -203,5 +203,55 @@ TEST(Instr, MmaTiles_ReachAShareOfTheTensorRate) {
       << above.error().message;
 }
 
+// An mma tile's kernel whose busiest SM holds more bytes in flight than
+// mma_flight_knee_kb draws DRAM less efficiently: DRAM's time grows by
+// mma_flight_dram_share per knee past it (fitted: python3
+// scripts/fit_mma_flight.py on the decode-tile calibration sets). Below the
+// knee, and for a wgmma tile however many bytes it holds, DRAM's time is
+// its bytes over the bandwidth.
+TEST(Instr, MmaTiles_BytesInFlightPastTheKnee_SlowDram) {
+  const KernelFamily& f = default_family();
+  const TimeConstants k = time_for(f, DType::float16);
+  EXPECT_GT(k.mma_flight_knee_kb, 0.0);
+  EXPECT_GT(k.mma_flight_dram_share, 0.0);
+  const Device dev = *find_device("h200");
+  const GemmProblem p{.m = 1, .n = 5120, .k = 13824};  // a decode step
+  const auto terms = [&](const TileConfig& cfg) {
+    const Verdict v = diagnose(p, dev, cfg, Model::calibrated).value();
+    EXPECT_TRUE(v.predicted);
+    return v.time_terms;
+  };
+  const double knee = k.mma_flight_knee_kb * 1024.0;
+  // 16x128x64 split 2 (80 programs, 18 KB a stage): 2 stages in flight are
+  // below the knee, 4 past it.
+  const TimeTerms below = terms({16, 128, 64, 3, 128, Instr::mma, 2});
+  const TimeTerms past = terms({16, 128, 64, 5, 128, Instr::mma, 2});
+  EXPECT_EQ(below.round_programs, 1);
+  EXPECT_EQ(below.stages_in_flight, 2);
+  EXPECT_DOUBLE_EQ(below.flight_bytes, 2.0 * 144 * 64 * 2);
+  EXPECT_LT(below.flight_bytes, knee);
+  EXPECT_EQ(below.dram_scale, 1.0);
+  EXPECT_DOUBLE_EQ(past.flight_bytes, 4.0 * 144 * 64 * 2);
+  EXPECT_NEAR(past.dram_scale, 1.0 + k.mma_flight_dram_share * (past.flight_bytes - knee) / knee, 1e-12);
+  EXPECT_GT(past.dram_scale, 1.0);
+  EXPECT_NEAR(past.dram_us / below.dram_us, past.dram_scale, 1e-9);  // the same bytes
+  // A wgmma tile with more bytes in flight keeps DRAM's plain time.
+  const TimeTerms wgmma = terms({64, 256, 64, 5, 128, Instr::wgmma, 2});
+  EXPECT_GT(wgmma.flight_bytes, knee);
+  EXPECT_EQ(wgmma.dram_scale, 1.0);
+  // A family file without the two constants reads 0: not priced.
+  for (const char* name : {"mma_flight_knee_kb", "mma_flight_dram_share"}) {
+    Result<KernelFamily> without = test::family_file_without(name);
+    ASSERT_TRUE(without.ok()) << without.error().message;
+    const TimeConstants w = time_for(without.value(), DType::float16);
+    EXPECT_EQ(std::string_view(name) == "mma_flight_knee_kb" ? w.mma_flight_knee_kb : w.mma_flight_dram_share, 0.0);
+    const GemmProblem q = p;
+    const TileConfig cfg{16, 128, 64, 5, 128, Instr::mma, 2};
+    const Result<Prediction> r = predict(dev, q, cfg, 1, false, without.value());
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    EXPECT_EQ(r.value().terms.dram_scale, 1.0) << name;
+  }
+}
+
 }  // namespace
 }  // namespace tileplan

@@ -262,7 +262,16 @@ TEST(Predict, TimeTerms_AddUpToThePredictedTime) {
     EXPECT_GE(t.iteration_us, std::max(t.busiest_us, t.round_trip_us) - 1e-12);
     // The busiest SM runs its programs' K steps at least once over.
     EXPECT_GE(t.sm_us, static_cast<double>(t.k_steps) * t.iteration_us * 0.999);
-    EXPECT_DOUBLE_EQ(t.dram_us, v.dram_bytes / (h200().dram_bandwidth_gbps * 1e3));
+    EXPECT_DOUBLE_EQ(t.dram_us, t.dram_scale * v.dram_bytes / (h200().dram_bandwidth_gbps * 1e3));
+    // DRAM's factor: 1 but for an mma tile past the knee of bytes in flight per SM.
+    const double knee = k.mma_flight_knee_kb * 1024.0;
+    EXPECT_DOUBLE_EQ(t.dram_scale, c.cfg.instr == Instr::mma && t.flight_bytes > knee
+                                       ? 1.0 + k.mma_flight_dram_share * (t.flight_bytes - knee) / knee
+                                       : 1.0);
+    EXPECT_NEAR(t.flight_bytes,
+                j * static_cast<double>(t.stages_in_flight) * (c.cfg.block_m + c.cfg.block_n) * c.cfg.block_k *
+                    c.p.elem_bytes(),
+                1e-9 * t.flight_bytes);
     EXPECT_EQ(v.time_bound == TimeBound::dram, t.dram_us >= t.sm_us);
     EXPECT_GT(t.epilogue_us, 0.0);
   }
