@@ -98,10 +98,11 @@ void prediction_json(std::string& s, const Verdict& v, bool terms) {
                    FMT_COMPILE(",\"time_terms\":{{\"programs_per_sm\":{},\"round_programs\":{},\"k_steps\":{},"
                                "\"mma_us\":{},\"mma_rate\":{},\"narrow_us\":{},\"load_us\":{},\"round_trip_us\":{},"
                                "\"stages_in_flight\":{},\"busiest_us\":{},\"iteration_us\":{},\"step_scale\":{},"
-                               "\"aligned_rows_share\":{},\"epilogue_us\":{},\"launch_us\":{},\"sm_us\":{},\"dram_us\":{}}}"),
+                               "\"aligned_rows_share\":{},\"epilogue_us\":{},\"launch_us\":{},\"sm_us\":{},\"dram_us\":{},"
+                               "\"flight_bytes\":{},\"dram_scale\":{}}}"),
                    t.programs_per_sm, t.round_programs, t.k_steps, t.mma_us, t.mma_rate, t.narrow_us, t.load_us,
                    t.round_trip_us, t.stages_in_flight, t.busiest_us, t.iteration_us, t.step_scale, t.aligned_rows_share,
-                   t.epilogue_us, t.launch_us, t.sm_us, t.dram_us);
+                   t.epilogue_us, t.launch_us, t.sm_us, t.dram_us, t.flight_bytes, t.dram_scale);
   } else {
     s += ",\"time_terms\":null";
   }
@@ -442,6 +443,18 @@ std::string diagnose_text(const TileReport& r) {
                    t.sm_us, t.programs_per_sm, t.programs_per_sm == 1 ? "" : "s", t.epilogue_us, t.dram_us,
                    t.launch_us);
   }
+  // An mma tile's bytes in flight per SM past the knee slow DRAM
+  // (mma_flight_knee_kb, mma_flight_dram_share; docs/model.md §3).
+  if (has_time(v) && v.time_terms.dram_scale > 1)
+    fmt::format_to(o,
+                   "   bytes in flight         {:.1f} KB per SM ({} program{} x {} stages x {:.1f} KB): DRAM's time "
+                   "x{:.3f}, as an mma tile's kernel draws DRAM less efficiently past the knee\n",
+                   v.time_terms.flight_bytes / 1024.0, v.time_terms.round_programs,
+                   v.time_terms.round_programs == 1 ? "" : "s", v.time_terms.stages_in_flight,
+                   v.time_terms.flight_bytes /
+                       static_cast<double>(std::max<int64_t>(v.time_terms.round_programs * v.time_terms.stages_in_flight, 1)) /
+                       1024.0,
+                   v.time_terms.dram_scale);
   // B's rows 16-byte aligned in a spilling kernel: each stage beyond two
   // costs a share of every step (aligned_b_stage_share, docs/model.md §3).
   if (has_time(v) && v.time_terms.aligned_rows_share > 0)

@@ -138,6 +138,8 @@ TEST(ModelCli, Diagnose_ShowsTheTimeTerms) {
               t["launch_us"].get<double>() + std::hypot(t["sm_us"].get<double>(), t["dram_us"].get<double>()), 1e-6);
   EXPECT_EQ(t["stages_in_flight"].get<int64_t>(), 3);  // 4 stages
   EXPECT_EQ(t["mma_rate"].get<double>(), 1.0);         // wgmma: the full rate
+  EXPECT_EQ(t["dram_scale"].get<double>(), 1.0);       // and DRAM's plain time
+  EXPECT_EQ(d.out.find("bytes in flight"), std::string::npos) << d.out;
   EXPECT_NE(d.out.find("round trip 0.441 (3 stages in flight) -> "), std::string::npos) << d.out;
   EXPECT_EQ(d.out.find("mma.sync at"), std::string::npos) << d.out;
   // An mma tile (32 rows) keeps stages - 1 in flight too, and its MMAs run
@@ -146,11 +148,18 @@ TEST(ModelCli, Diagnose_ShowsTheTimeTerms) {
                           "--threads 128";
   const CliResult md = run_cli(mma);
   ASSERT_EQ(md.status, 0) << md.err;
-  EXPECT_NE(md.out.find("(mma.sync at 53% of the tensor rate)"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("(mma.sync at 55% of the tensor rate)"), std::string::npos) << md.out;
   EXPECT_NE(md.out.find("(4 stages in flight)"), std::string::npos) << md.out;
   const json mt = json::parse(run_cli(mma + " --format json").out)["candidates"][0]["time_terms"];
   EXPECT_EQ(mt["stages_in_flight"].get<int64_t>(), 4);
-  EXPECT_NEAR(mt["mma_rate"].get<double>(), 0.527, 1e-12);
+  EXPECT_NEAR(mt["mma_rate"].get<double>(), 0.554, 1e-12);
+  // Its 4 stages of 40 KB in flight pass the knee (64 KB): DRAM's time grows
+  // by mma_flight_dram_share (0.1) per knee past it, and the diagnosis says so.
+  EXPECT_DOUBLE_EQ(mt["flight_bytes"].get<double>(), 4.0 * 160 * 128 * 2);
+  EXPECT_NEAR(mt["dram_scale"].get<double>(), 1.0 + 0.1 * (160.0 - 64.0) / 64.0, 1e-12);
+  EXPECT_NE(md.out.find("   bytes in flight         160.0 KB per SM (1 program x 4 stages x 40.0 KB): DRAM's time x1.150"),
+            std::string::npos)
+      << md.out;
   // A short K caps the stages in flight at its K steps.
   const json kt = json::parse(run_cli("tile --diagnose --m 96 --n 5120 --k 256 --block-m 32 --block-n 128 --block-k 128 "
                                       "--stages 5 --threads 128 --format json")
