@@ -514,12 +514,12 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   // of the peak, then 78% and 73% at 1.3x and 2x those bytes:
   // data/h200-profile-decode-l2). Fitted on the decode-tile calibration sets
   // (docs/model.md §3, "Bytes in flight and DRAM").
-  const int64_t j_first = full_rounds ? b : rest;
-  const double flight_bytes = static_cast<double>(j_first) * in_flight * t.stage_bytes;
-  const double knee = k.mma_flight_knee_kb * 1024.0;
-  const double dram_scale = t.mma_tile && knee > 0 && flight_bytes > knee
-                                ? 1.0 + k.mma_flight_dram_share * (flight_bytes - knee) / knee
-                                : 1.0;
+  double flight_bytes = 0, dram_scale = 1.0;
+  if (t.mma_tile) {
+    flight_bytes = static_cast<double>(full_rounds ? b : rest) * in_flight * t.stage_bytes;
+    const double knee = k.mma_flight_knee_kb * 1024.0;
+    if (knee > 0 && flight_bytes > knee) dram_scale += k.mma_flight_dram_share * (flight_bytes - knee) / knee;
+  }
   const double dram_us = dram_scale * gemm_dram / (dev.dram_bandwidth_gbps * 1e3);
   // The SMs' time and DRAM's time overlap in part: their Euclidean norm
   // joins them smoothly (the larger one, plus a little of the smaller).
@@ -557,7 +557,7 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
     d.launch_us = k.launch_us;
     d.sm_us = sm_us;
     d.dram_us = dram_us;
-    d.flight_bytes = flight_bytes;
+    d.flight_bytes = static_cast<double>(j_round) * in_flight * t.stage_bytes;  // any tile's (the term reads an mma tile's)
     d.dram_scale = dram_scale;
     // The bound of the first round: DRAM if it takes longer than the SMs,
     // else the largest term of a main-loop iteration.
