@@ -3,8 +3,8 @@
 # the bytes-in-flight term's judge on the H200 (decode_tiles_flight.sh,
 # about 320 s; its results tar as res.tgz), then the row-stride sweep
 # (about 100 s); the power probe (bench/gpu/README.md) waits for the next.
-# Given an H100: decode_tiles_mid.sh's fresh shapes at M = 12 to 112 were
-# measured there already, so it runs misses_clocks.sh (about 570 s).
+# Given an H100: the five misses' clocks (misses_clocks.sh, about 570 s),
+# whether the pick and the best of each ran at different clocks there too.
 set -u
 export PYTHONUNBUFFERED=1
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
