@@ -8,14 +8,9 @@ set -u
 export PYTHONUNBUFFERED=1
 D=$OUT/decode-tiles-again
 mkdir -p $D
-run() {  # name deadline dtype shapes
-  timeout $(( $2 + 30 )) python3 bench/gpu/triton_splitk_harness.py --variants workspace --all-held-out \
-    --block-ms 16,32,64 --dtype $3 --deadline-s $2 --out $D/$1 --shapes $4 > $D/$1.log 2>&1
-  echo "$1 rc $?"
-  grep "^# [0-9]\|^# elapsed\|deadline\|FAIL\|rror" $D/$1.log | cut -c1-160 | head -12
-}
-run one 190 float16 1x4096x11008,1x2048x8192,1x1024x16384,1x5120x5120,1x4096x14336,1x8192x8192,1x14336x4096,1x3584x18944,1x18944x3584,1x13824x5120
-run fp8-one 100 float8_e4m3 1x4096x4096,1x5120x13824,1x8192x2048,1x2560x10240
-run fp8-m 130 float8_e4m3 2x4096x4096,4x4096x14336,8x5120x5120,6x14336x4096,12x4096x11008,3x2048x8192
+. bench/gpu/runs/decode_tiles_run.sh
+run_typed one 190 float16 1x4096x11008,1x2048x8192,1x1024x16384,1x5120x5120,1x4096x14336,1x8192x8192,1x14336x4096,1x3584x18944,1x18944x3584,1x13824x5120
+run_typed fp8-one 100 float8_e4m3 1x4096x4096,1x5120x13824,1x8192x2048,1x2560x10240
+run_typed fp8-m 130 float8_e4m3 2x4096x4096,4x4096x14336,8x5120x5120,6x14336x4096,12x4096x11008,3x2048x8192
 nvidia-smi --query-gpu=clocks.sm,temperature.gpu,power.draw,clocks_event_reasons.active --format=csv > $D/smi.txt
 tar czf $OUT/res.tgz -C $OUT decode-tiles-again

@@ -6,17 +6,12 @@ set -u
 export PYTHONUNBUFFERED=1
 D=$OUT/decode-tiles-cap
 mkdir -p $D
-run() {  # name deadline dtype shapes
-  timeout $(( $2 + 30 )) python3 bench/gpu/triton_splitk_harness.py --variants workspace --all-held-out \
-    --block-ms 16,32,64 --dtype $3 --deadline-s $2 --out $D/$1 --shapes $4 > $D/$1.log 2>&1
-  echo "$1 rc $?"
-  grep "^# [0-9]\|^# elapsed\|deadline\|FAIL\|rror" $D/$1.log | cut -c1-160 | head -12
-}
-run m 90 float16 4x8192x3584,8x3584x14336,2x5120x3072,12x5120x27648
-run m16 45 float16 16x8192x3072
-run bf16-m 55 bfloat16 2x5120x27648,6x7168x5120
-run bf16-m16 45 bfloat16 16x3584x14336
-run fp8-m 70 float8_e4m3 4x27648x5120,8x3072x8192,2x8192x3584
-run fp8-m16 45 float8_e4m3 16x5120x13824
+. bench/gpu/runs/decode_tiles_run.sh
+run_typed m 90 float16 4x8192x3584,8x3584x14336,2x5120x3072,12x5120x27648
+run_typed m16 45 float16 16x8192x3072
+run_typed bf16-m 55 bfloat16 2x5120x27648,6x7168x5120
+run_typed bf16-m16 45 bfloat16 16x3584x14336
+run_typed fp8-m 70 float8_e4m3 4x27648x5120,8x3072x8192,2x8192x3584
+run_typed fp8-m16 45 float8_e4m3 16x5120x13824
 nvidia-smi --query-gpu=clocks.sm,temperature.gpu,power.draw,clocks_event_reasons.active --format=csv > $D/smi-m.txt
 tar czf $OUT/res.tgz -C $OUT decode-tiles-cap

@@ -9,18 +9,13 @@ set -u
 export PYTHONUNBUFFERED=1
 D=$OUT/decode-tiles-flight
 mkdir -p $D
-run() {  # name deadline dtype shapes
-  timeout $(( $2 + 30 )) python3 bench/gpu/triton_splitk_harness.py --variants workspace --all-held-out \
-    --block-ms 16,32,64 --dtype $3 --deadline-s $2 --out $D/$1 --shapes $4 > $D/$1.log 2>&1
-  echo "$1 rc $?"
-  grep "^# [0-9]\|^# elapsed\|deadline\|FAIL\|rror" $D/$1.log | cut -c1-160 | head -12
-}
+. bench/gpu/runs/decode_tiles_run.sh
 nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu,power.draw --format=csv > $D/smi-before.txt
-run one 70 float16 1x8960x1536,1x18176x4544,1x7168x20480
-run m 110 float16 4x10944x2048,6x5120x3072,10x4544x18176,3x20480x7168,12x8192x3072
-run bf16-one 50 bfloat16 1x2048x10944
-run bf16-m 80 bfloat16 5x9216x3072,9x7168x20480
-run fp8-one 60 float8_e4m3 1x22528x8192
-run fp8-m 95 float8_e4m3 7x8960x1536,3x22528x8192,14x10944x2048
+run_typed one 70 float16 1x8960x1536,1x18176x4544,1x7168x20480
+run_typed m 110 float16 4x10944x2048,6x5120x3072,10x4544x18176,3x20480x7168,12x8192x3072
+run_typed bf16-one 50 bfloat16 1x2048x10944
+run_typed bf16-m 80 bfloat16 5x9216x3072,9x7168x20480
+run_typed fp8-one 60 float8_e4m3 1x22528x8192
+run_typed fp8-m 95 float8_e4m3 7x8960x1536,3x22528x8192,14x10944x2048
 nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu,power.draw,clocks_event_reasons.active --format=csv > $D/smi.txt
 tar czf $OUT/res.tgz -C $OUT decode-tiles-flight

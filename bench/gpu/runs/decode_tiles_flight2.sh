@@ -9,18 +9,13 @@ set -u
 export PYTHONUNBUFFERED=1
 D=$OUT/decode-tiles-flight2
 mkdir -p $D
-run() {  # name deadline dtype shapes
-  timeout $(( $2 + 30 )) python3 bench/gpu/triton_splitk_harness.py --variants workspace --all-held-out \
-    --block-ms 16,32,64 --dtype $3 --deadline-s $2 --out $D/$1 --shapes $4 > $D/$1.log 2>&1
-  echo "$1 rc $?"
-  grep "^# [0-9]\|^# elapsed\|deadline\|FAIL\|rror" $D/$1.log | cut -c1-160 | head -12
-}
+. bench/gpu/runs/decode_tiles_run.sh
 nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu,power.draw --format=csv > $D/smi-before.txt
-run one 60 float16 1x4864x896,1x35840x5120
-run m 70 float16 5x6144x24576,11x9216x2304
-run bf16-one 70 bfloat16 1x9216x2304,1x17920x5120,1x6144x24576
-run bf16-m 60 bfloat16 4x24576x6144,8x2304x9216
-run fp8-one 60 float8_e4m3 1x2304x9216,1x24576x6144,1x5120x17920
-run fp8-m 50 float8_e4m3 6x17920x5120,2x9216x2304
+run_typed one 60 float16 1x4864x896,1x35840x5120
+run_typed m 70 float16 5x6144x24576,11x9216x2304
+run_typed bf16-one 70 bfloat16 1x9216x2304,1x17920x5120,1x6144x24576
+run_typed bf16-m 60 bfloat16 4x24576x6144,8x2304x9216
+run_typed fp8-one 60 float8_e4m3 1x2304x9216,1x24576x6144,1x5120x17920
+run_typed fp8-m 50 float8_e4m3 6x17920x5120,2x9216x2304
 nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu,power.draw,clocks_event_reasons.active --format=csv > $D/smi.txt
 tar czf $OUT/res.tgz -C $OUT decode-tiles-flight2
