@@ -58,8 +58,10 @@ def test_the_fresh_flight_set_scores_as_its_readme_says():
 
 
 def test_refusals(tmp_path):
-    script_error(script("--knees", "0,64"), "fit_mma_flight.py: --knees")
-    script_error(script("--shares", "x"), "fit_mma_flight.py: --shares")
+    for bad in ("0,64", "", "-64", "nan", "inf", "1e300", ",".join(["64"] * 51)):
+        script_error(script("--knees", bad), "fit_mma_flight.py: --knees")
+    for bad in ("x", "0", "-0.1", "nan", "1e9"):
+        script_error(script("--shares", bad), "fit_mma_flight.py: --shares")
     script_error(script("--calibration", tmp_path), "fit_mma_flight.py: --calibration")
     script_error(script("--held-out", tmp_path / "none"), "fit_mma_flight.py: --held-out")
     bad = tmp_path / "family.json"
