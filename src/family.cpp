@@ -184,6 +184,7 @@ void read_constants(Reader& rd, const json& section, std::string_view section_na
                           info[i].name == "reduce_split_us" || info[i].name == "in_step_a_ns" ||
                           info[i].name == "kmajor_wide_unit_saving" || info[i].name == "nmajor_wide_unit_cost" ||
                           info[i].name == "copy_bytes_per_cycle" || info[i].name == "mma_copy_bytes_per_cycle" ||
+                          info[i].name == "mma_copy_warp_power" ||
                           info[i].name == "narrow_b_mn_step_share" || info[i].name == "aligned_b_stage_share" ||
                           info[i].name == "mma_rate_share" || info[i].name == "mma_flight_knee_kb" ||
                           info[i].name == "mma_flight_dram_share";

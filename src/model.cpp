@@ -154,8 +154,17 @@ TileCosts unstaged_tile_costs(const Device& dev, const TileConfig& cfg, const Ge
   // tile's stages are copied the same way (cp.async) and take
   // mma_copy_bytes_per_cycle, which no input type overrides: fp8's own
   // constants were fitted on wgmma tiles without the cap.
+  // An mma tile's cap grows with its warps as (warps / 4)^mma_copy_warp_power:
+  // one block streaming with cp.async draws more with more warps to issue the
+  // copies (data/h200-profile-sm-copy: 14.7 -> 20.3 bytes a cycle at 16 KB
+  // stages, 4 -> 8 warps), and a lone 16-row program with 8 warps runs
+  // faster than with 4 (docs/model.md §3, "mma tiles").
+  const double mma_warp_scale =
+      cfg.instr == Instr::mma && k.mma_copy_warp_power != 0
+          ? std::pow(static_cast<double>(cfg.threads) / 128.0, k.mma_copy_warp_power)
+          : 1.0;
   t.copy_bytes_per_us = (cfg.instr == Instr::wgmma  ? k.copy_bytes_per_cycle
-                         : cfg.instr == Instr::mma ? k.mma_copy_bytes_per_cycle
+                         : cfg.instr == Instr::mma ? k.mma_copy_bytes_per_cycle * mma_warp_scale
                                                    : 0.0) *
                         dev.boost_clock_mhz;
   // A of fewer than 16 rows: the tile repeats A's M rows, every copy

@@ -89,6 +89,7 @@ namespace tileplan {
   X(nmajor_wide_unit_cost, "", "share added to the MMA time of a block of one warpgroup 256 columns wide (64x256 with 4 warps, wgmma) where B sits N-major in shared memory (b_layout row, 16-bit types): it issues more instructions per K step than with B K-major and is SM-bound where the grid leaves it an SM of its own (0: not priced)") \
   X(copy_bytes_per_cycle, "B", "bytes a cycle one program's asynchronous copies of a stage arrive at, at most: a stage's round trip takes its bytes at the lesser of this and the program's L2 share (0: no cap); wgmma tiles") \
   X(mma_copy_bytes_per_cycle, "B", "the same cap for the tiles that compile to mma.sync (block_M 16 or 32), whatever the input type (0: no cap)") \
+  X(mma_copy_warp_power, "", "power of the warps a program runs, over 4, that mma_copy_bytes_per_cycle scales by: one program's copies arrive faster with more warps to issue them (0: the same cap for every warp count)") \
   X(mma_rate_share, "", "share (0 to 1) of the device's tensor rate that a tile compiled to mma.sync (block_M 16 or 32) reaches; the peak is wgmma's (0: the full rate)") \
   X(mma_flight_knee_kb, "KB", "bytes in flight per SM (the first round's programs x stages in flight x stage bytes) past which an mma tile's kernel draws DRAM less efficiently (0: not priced)") \
   X(mma_flight_dram_share, "", "share DRAM's time of an mma tile's kernel grows by per mma_flight_knee_kb of bytes in flight per SM past the knee (0: not priced)") \
