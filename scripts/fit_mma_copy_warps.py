@@ -64,19 +64,17 @@ def main() -> int:
     except (OSError, ValueError, KeyError, TypeError) as e:
         fail(f"--family-file {a.family_file}: not a family file ({str(e)[:120]})")
 
-    print(f"calibration: {len(cal)} datasets; top-1 geomean / worst, best of top 5, rank correlation")
-    print(f"{'power':>6} {'top-1':>7} {'worst':>7} {'top-5':>7} {'rho':>6}")
-    rows = []
-    for power in powers:
-        s = score(a.tileplan, with_power(family, power), cal, a.device)
-        print(f"{power:6g} {s[0]:7.4f} {s[1]:7.3f} {s[2]:7.4f} {s[3]:6.3f}")
-        rows.append(((round(s[0], 4), round(s[2], 4), power), s))
-    (_, _, power), s = min(rows)
-    base = score(a.tileplan, with_power(family, 0), cal, a.device)
-    print(f"fitted: mma_copy_warp_power {power:g} (calibration: {s[4]} shapes, top-1 {base[0]:.4f} -> {s[0]:.4f}, "
-          f"best of top 5 {base[2]:.4f} -> {s[2]:.4f})")
     device = a.held_out_device or a.device
+    base = score(a.tileplan, with_power(family, 0), cal, a.device)  # these refuse before anything is printed
     h0 = score(a.tileplan, with_power(family, 0), held, device)
+    rows = [(power, score(a.tileplan, with_power(family, power), cal, a.device)) for power in powers]
+    print(f"calibration: {base[4]} shapes of {len(cal)} datasets; top-1 geomean / worst, best of top 5, rank correlation")
+    print(f"{'power':>6} {'top-1':>7} {'worst':>7} {'top-5':>7} {'rho':>6}")
+    for power, s in rows:
+        print(f"{power:6g} {s[0]:7.4f} {s[1]:7.3f} {s[2]:7.4f} {s[3]:6.3f}")
+    power, s = min(rows, key=lambda r: (round(r[1][0], 4), round(r[1][2], 4), r[0]))
+    print(f"fitted: mma_copy_warp_power {power:g} (calibration top-1 {base[0]:.4f} -> {s[0]:.4f}, "
+          f"best of top 5 {base[2]:.4f} -> {s[2]:.4f})")
     h1 = score(a.tileplan, with_power(family, power), held, device)
     print(f"held out: {h1[4]} shapes of {len(held)} datasets: top-1 {h0[0]:.4f} / {h0[1]:.3f} -> {h1[0]:.4f} / "
           f"{h1[1]:.3f}, best of top 5 {h0[2]:.4f} -> {h1[2]:.4f}, rank correlation {h0[3]:.3f} -> {h1[3]:.3f}")

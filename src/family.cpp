@@ -325,6 +325,11 @@ Status check_time_constants(const TimeConstants& c) {
     return Error{ErrorKind::invalid_argument, "mma_rate_share",
                  fmt::format("mma_rate_share {} must be at most 1: it is a share of the device's tensor rate",
                              c.mma_rate_share)};
+  if (!(c.mma_copy_warp_power <= 4))
+    return Error{ErrorKind::invalid_argument, "mma_copy_warp_power",
+                 fmt::format("mma_copy_warp_power {} must be at most 4: a copy rate that grows faster than the "
+                             "fourth power of the warps is no rate the data show",
+                             c.mma_copy_warp_power)};
   return {};
 }
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "../../src/detail.hpp"
@@ -251,6 +252,51 @@ TEST(Instr, MmaTiles_BytesInFlightPastTheKnee_SlowDram) {
     ASSERT_TRUE(r.ok()) << r.error().message;
     EXPECT_EQ(r.value().terms.dram_scale, 1.0) << name;
   }
+}
+
+// An mma tile's copy-rate cap grows with its warps: (warps / 4) to the power
+// mma_copy_warp_power (fitted: python3 scripts/fit_mma_copy_warps.py on the
+// decode-tile calibration sets; the form from data/h200-profile-sm-copy).
+// A lone 16-row program with 8 warps takes its stages faster than with 4;
+// a wgmma tile's cap is the same for every warp count.
+TEST(Instr, MmaTiles_CopyCapGrowsWithWarps) {
+  const KernelFamily& f = default_family();
+  const TimeConstants k = time_for(f, DType::float16);
+  EXPECT_GT(k.mma_copy_warp_power, 0.0);
+  EXPECT_LE(k.mma_copy_warp_power, 4.0);
+  const Device dev = *find_device("h200");
+  const GemmProblem p{.m = 1, .n = 20480, .k = 7168};  // a decode step: 80 programs of 16x256, one an SM
+  const auto costs = [&](const TileConfig& cfg, const TimeConstants& c) {
+    return detail::tile_costs(dev, cfg, p, 1, false, c, 0.0, 0.0);
+  };
+  const double cap = k.mma_copy_bytes_per_cycle * dev.boost_clock_mhz;
+  const TileCosts four = costs({16, 256, 64, 4, 128, Instr::mma}, k);
+  const TileCosts eight = costs({16, 256, 64, 4, 256, Instr::mma}, k);
+  EXPECT_DOUBLE_EQ(four.copy_bytes_per_us, cap);
+  EXPECT_NEAR(eight.copy_bytes_per_us / cap, std::pow(2.0, k.mma_copy_warp_power), 1e-12);
+  // The lone program's round trip is shorter with 8 warps, and so is the kernel.
+  const auto predicted = [&](int64_t threads) {
+    return predict(dev, p, TileConfig{16, 256, 64, 4, threads, Instr::mma}, 1, false, f).value();
+  };
+  const Prediction p4 = predicted(128), p8 = predicted(256);
+  EXPECT_EQ(p4.terms.round_programs, 1);
+  EXPECT_LT(p8.terms.round_trip_us, p4.terms.round_trip_us);
+  EXPECT_LT(p8.time_us, p4.time_us);
+  // Power 0: the same cap, and the same round trip, for both.
+  TimeConstants flat = k;
+  flat.mma_copy_warp_power = 0;
+  EXPECT_DOUBLE_EQ(costs({16, 256, 64, 4, 256, Instr::mma}, flat).copy_bytes_per_us, cap);
+  // wgmma tiles keep copy_bytes_per_cycle whatever their warps.
+  EXPECT_DOUBLE_EQ(costs({64, 128, 64, 4, 256, Instr::wgmma}, k).copy_bytes_per_us,
+                   costs({64, 128, 64, 4, 128, Instr::wgmma}, k).copy_bytes_per_us);
+  // A family file without it reads 0; one above 4 is refused with the rule.
+  Result<KernelFamily> without = test::family_file_without("mma_copy_warp_power");
+  ASSERT_TRUE(without.ok()) << without.error().message;
+  EXPECT_EQ(without.value().time.mma_copy_warp_power, 0.0);
+  Result<KernelFamily> above = test::family_file_without("mma_copy_warp_power", {{"value", 1e9}, {"fitted_on", "x"}});
+  ASSERT_FALSE(above.ok());
+  EXPECT_NE(above.error().message.find("mma_copy_warp_power 1000000000 must be at most 4"), std::string::npos)
+      << above.error().message;
 }
 
 }  // namespace
