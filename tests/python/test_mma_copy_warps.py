@@ -54,6 +54,20 @@ def test_the_fresh_warps_set_scores_as_its_readme_says():
     assert sum("_w8_" in x["calibrated"]["top1_key"] for x in d["shapes"]) >= 3
 
 
+def test_the_second_fresh_set_scores_as_its_readme_says():
+    warps2 = ROOT / "data/h100-triton-splitk-bm16-warps2"
+    readme = (warps2 / "README.md").read_text()
+    s = cli_json("validate", *[warps2 / x for x in PARTS])["summary"]["calibrated"]
+    assert s["shapes"] == 14
+    assert f"| warps2 | {s['top1_geomean']:.3f} / {s['top1_worst']:.3f} | {s['top5_geomean']:.3f} |" in readme
+    both = cli_json("validate", *[d / x for d in (WARPS, warps2) for x in PARTS])["summary"]["calibrated"]
+    assert both["shapes"] == 29
+    row = f"| warps and warps2 (29) | **{both['top1_geomean']:.3f} / {both['top1_worst']:.3f}** | **{both['top5_geomean']:.3f}** |"
+    assert row in readme, row
+    for x in PARTS:
+        assert json.loads((warps2 / x / "split.json").read_text())["calibration"] == []
+
+
 def test_refusals(tmp_path):
     for bad in ("x", "", "-0.5", "nan", "inf", "5", ",".join(["1"] * 51)):
         script_error(script("--powers", bad), "fit_mma_copy_warps.py: --powers")
