@@ -443,6 +443,11 @@ TEST(SplitKCli, Validate_DecodeTiles_CapFresh_KnownMissStaysBounded) {
 // 1.100 / 1.022 at 0.945); the two together, 29 shapes, 1.027 / 1.072 /
 // 1.007 at 0.970, and by class within the thresholds in fp16, not in bf16
 // at M = 1 (1.0303 / 1.057 / 1.003) or fp8 (M = 1: 1.048 / 1.072 / 1.023).
+// With mma_copy_warp_power (fitted later; these sets were scored while it
+// was explored, not used to choose it): flight 1.019 / 1.057 / 1.003,
+// the repeat 1.018 / 1.053 / 1.003, the 29 1.021 / 1.070 / 1.007 at 0.976
+// of cuBLAS, and by class within the thresholds in fp16 and bf16; fp8
+// misses (M = 1: 1.025 / 1.043 / 1.023; M > 1: 1.038 / 1.056 / 1.010).
 TEST(SplitKCli, Validate_DecodeTiles_FlightFresh_MeetsThresholdsOverall) {
   const auto parts = [](std::initializer_list<const char*> sets) {
     std::string data;
@@ -465,16 +470,45 @@ TEST(SplitKCli, Validate_DecodeTiles_FlightFresh_MeetsThresholdsOverall) {
     EXPECT_LE(c["top1_worst"].get<double>(), 1.10) << set;
     EXPECT_LE(c["top5_geomean"].get<double>(), 1.01) << set;
     const DecodeTiles d = decode_tiles(data, [](const json&) { return true; });
-    EXPECT_GE(d.cublas_over_pick, 0.965) << set;  // measured 0.977, 0.978 and 0.970
+    EXPECT_GE(d.cublas_over_pick, 0.97) << set;  // measured 0.984, 0.985 and 0.976
   }
-  // By class, fp16 meets the thresholds over the 29; bf16 and fp8 do not.
+  // By class, fp16 and bf16 meet the thresholds over the 29; fp8 does not.
   const std::string both = parts({"flight", "flight2"});
-  const CliResult r = run_cli("validate " + both + "--class float16:rr:1NK,float16:rr:mNK " +
+  const CliResult r =
+      run_cli("validate " + both + "--class float16:rr:1NK,float16:rr:mNK,bfloat16:rr:1NK,bfloat16:rr:mNK " +
+              "--max-top1-geomean 1.03 --max-top1-worst 1.10 --max-top5-geomean 1.01");
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("shapes 20:"), std::string::npos) << r.out;
+  expect_known_miss(both + "--class float8_e4m3:rc:1NK,float8_e4m3:rc:mNK",
+                    "--max-top1-geomean 1.045 --max-top1-worst 1.06 --max-top5-geomean 1.025", 9);
+}
+
+// Fresh decode steps measured after mma_copy_warp_power was frozen:
+// data/h100-triton-splitk-bm16-warps (15 shapes) and -warps2 (14 more,
+// measured after the first was scored), fp16, bf16 and fp8 e4m3, M = 1 to
+// 13, on an H100. 1.032 / 1.103 / 1.013 and 1.020 / 1.051 / 1.009; the 29
+// 1.026 / 1.103 / 1.011 at 0.959 of cuBLAS (1.027 / 1.103 / 1.009 at 0.958
+// before the term). A known miss: its worst cases are small steps where the
+// reduction of a split is priced 5.2 us and adds 1.8 behind its GEMM
+// (data/h100-profile-lone-program); by class fp16 at M > 1 meets the
+// thresholds (1.010 / 1.027 / 1.002 over 4).
+TEST(SplitKCli, Validate_DecodeTiles_WarpsFresh_KnownMiss) {
+  std::string data;
+  for (const char* set : {"warps", "warps2"})
+    for (const char* d : {"one", "m", "bf16-one", "bf16-m", "fp8-one", "fp8-m"})
+      data += source_path(std::string("data/h100-triton-splitk-bm16-") + set + "/" + d) + " ";
+  const json j = split_json("validate " + data);
+  EXPECT_EQ(j["device"], "h100-sxm");
+  EXPECT_EQ(j["summary"]["calibrated"]["shapes"], 29);
+  const DecodeTiles d = decode_tiles(data, [](const json&) { return true; });
+  EXPECT_GE(d.cublas_over_pick, 0.95);  // measured 0.959
+  // Bounds per class: fp16 at M = 1 1.039 / 1.103 / 1.015, fp8 at M = 1
+  // 1.038 / 1.089 / 1.013, bf16 at M > 1 best of top 5 1.014.
+  expect_known_miss(data, "--max-top1-geomean 1.04 --max-top1-worst 1.11 --max-top5-geomean 1.016", 29);
+  const CliResult r = run_cli("validate " + data + "--class float16:rr:mNK " +
                               "--max-top1-geomean 1.03 --max-top1-worst 1.10 --max-top5-geomean 1.01");
   EXPECT_EQ(r.status, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("shapes 12:"), std::string::npos) << r.out;
-  expect_known_miss(both + "--class bfloat16:rr:1NK,bfloat16:rr:mNK,float8_e4m3:rc:1NK,float8_e4m3:rc:mNK",
-                    "--max-top1-geomean 1.05 --max-top1-worst 1.08 --max-top5-geomean 1.025", 17);
+  EXPECT_NE(r.out.find("shapes 4:"), std::string::npos) << r.out;
 }
 
 TEST(SplitKCli, AutoInstr_PicksA16RowMmaTileAtOneToken) {
