@@ -167,6 +167,7 @@ TileCosts unstaged_tile_costs(const Device& dev, const TileConfig& cfg, const Ge
                          : cfg.instr == Instr::mma ? k.mma_copy_bytes_per_cycle * mma_warp_scale
                                                    : 0.0) *
                         dev.boost_clock_mhz;
+  t.copy_warp_scale = cfg.instr == Instr::mma ? mma_warp_scale : 1.0;
   // A of fewer than 16 rows: the tile repeats A's M rows, every copy
   // requests the same lines, and those requests cost the L2 one_row_a_extra / M
   // more per byte of A's stage (docs/model.md §3, "A of few rows").
@@ -567,6 +568,9 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
     d.sm_us = sm_us;
     d.dram_us = dram_us;
     d.flight_bytes = static_cast<double>(j_round) * in_flight * t.stage_bytes;  // any tile's (the term reads an mma tile's)
+    d.copy_us = t.copy_bytes_per_us > 0 ? t.stage_bytes / t.copy_bytes_per_us : 0.0;
+    d.copy_bytes_per_cycle = t.copy_bytes_per_us / dev.boost_clock_mhz;
+    d.copy_warp_scale = t.copy_warp_scale;
     d.dram_scale = dram_scale;
     // The bound of the first round: DRAM if it takes longer than the SMs,
     // else the largest term of a main-loop iteration.

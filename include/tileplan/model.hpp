@@ -97,6 +97,7 @@ struct TileCosts {
   double l2_stage_bytes = 0;  // what a stage costs L2: its bytes and its requests (l2_request_bytes each), joined
   double c_tile_bytes = 0;  // output bytes of one tile
   double copy_bytes_per_us = 0;  // the most a stage's copies arrive at for one program (copy_bytes_per_cycle; mma tiles mma_copy_bytes_per_cycle), 0: no cap
+  double copy_warp_scale = 1;    // of that cap, an mma tile's (warps / 4)^mma_copy_warp_power; 1 otherwise
 };
 
 // The terms a predicted time is made of (docs/model.md §3), for a diagnosis
@@ -126,6 +127,10 @@ struct TimeTerms {
   double sm_us = 0;             // the busiest SM's time, all its rounds
   double dram_us = 0;           // DRAM's time for the kernel's traffic (times dram_scale)
   double flight_bytes = 0;      // bytes in flight on the busiest SM: its first round's programs x stages in flight x stage bytes
+  double copy_us = 0;           // one stage's arrival at the program's copy-rate cap (0: no cap); the round trip
+                                // takes the larger of it and load_us
+  double copy_bytes_per_cycle = 0;  // that cap, bytes a cycle (0: none)
+  double copy_warp_scale = 1;   // of the cap, an mma tile's (warps / 4)^mma_copy_warp_power; 1 otherwise
   double dram_scale = 1;        // DRAM's time's factor: 1, or for an mma tile past mma_flight_knee_kb
                                 // 1 + mma_flight_dram_share x (flight_bytes - knee) / knee
 };

@@ -99,10 +99,12 @@ void prediction_json(std::string& s, const Verdict& v, bool terms) {
                                "\"mma_us\":{},\"mma_rate\":{},\"narrow_us\":{},\"load_us\":{},\"round_trip_us\":{},"
                                "\"stages_in_flight\":{},\"busiest_us\":{},\"iteration_us\":{},\"step_scale\":{},"
                                "\"aligned_rows_share\":{},\"epilogue_us\":{},\"launch_us\":{},\"sm_us\":{},\"dram_us\":{},"
-                               "\"flight_bytes\":{},\"dram_scale\":{}}}"),
+                               "\"flight_bytes\":{},\"dram_scale\":{},\"copy_us\":{},\"copy_bytes_per_cycle\":{},"
+                               "\"copy_warp_scale\":{}}}"),
                    t.programs_per_sm, t.round_programs, t.k_steps, t.mma_us, t.mma_rate, t.narrow_us, t.load_us,
                    t.round_trip_us, t.stages_in_flight, t.busiest_us, t.iteration_us, t.step_scale, t.aligned_rows_share,
-                   t.epilogue_us, t.launch_us, t.sm_us, t.dram_us, t.flight_bytes, t.dram_scale);
+                   t.epilogue_us, t.launch_us, t.sm_us, t.dram_us, t.flight_bytes, t.dram_scale, t.copy_us,
+                   t.copy_bytes_per_cycle, t.copy_warp_scale);
   } else {
     s += ",\"time_terms\":null";
   }
@@ -437,6 +439,21 @@ std::string diagnose_text(const TileReport& r) {
                                   : std::string(),
                    t.load_us, t.narrow_us > 0 ? fmt::format(", narrow loads {:.3f}", t.narrow_us) : std::string(),
                    t.round_trip_us, t.stages_in_flight, t.stages_in_flight == 1 ? "" : "s", t.iteration_us, t.k_steps);
+    // The stage's copy rate, where one program's stage arrives slower at its
+    // cap than at its L2 share, or where an mma tile's warps scale the cap
+    // (copy_bytes_per_cycle, mma_copy_warp_power; docs/model.md §3).
+    if (t.copy_us > 0 && (t.copy_us > t.load_us || t.copy_warp_scale != 1)) {
+      const bool binds = t.copy_us > t.load_us;
+      fmt::format_to(o,
+                     "   copy rate               a stage arrives at one program at {:.1f} B a cycle at most{}: {:.3f} "
+                     "us, {} {:.3f}\n",
+                     t.copy_bytes_per_cycle,
+                     t.copy_warp_scale != 1
+                         ? fmt::format(" ({:.1f} x {:.2f} for {} warps)", t.copy_bytes_per_cycle / t.copy_warp_scale,
+                                       t.copy_warp_scale, v.config.threads / 32)
+                         : std::string(),
+                     t.copy_us, binds ? "where its L2 share gives" : "within its L2 share's", t.load_us);
+    }
     fmt::format_to(o,
                    "   SMs and DRAM            busiest SM {:.1f} us ({} program{}, epilogue {:.2f} us each), DRAM "
                    "{:.1f} us, launch {:.1f} us\n",

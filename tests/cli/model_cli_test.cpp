@@ -160,6 +160,36 @@ TEST(ModelCli, Diagnose_ShowsTheTimeTerms) {
   EXPECT_NE(md.out.find("   bytes in flight         160.0 KB per SM (1 program x 4 stages x 40.0 KB): DRAM's time x1.150"),
             std::string::npos)
       << md.out;
+  // The stage's copy rate: shown where the cap binds, and for an mma tile
+  // whose warps scale it ((warps / 4)^mma_copy_warp_power), with JSON's
+  // copy_us, copy_bytes_per_cycle and copy_warp_scale.
+  const std::string lone = "tile --diagnose --m 1 --n 20480 --k 7168 --instr mma --block-m 16 --block-n 256 --block-k 64 "
+                           "--stages 4 --threads ";
+  const CliResult c4 = run_cli(lone + "128"), c8 = run_cli(lone + "256");
+  EXPECT_NE(c4.out.find("   copy rate               a stage arrives at one program at 39.2 B a cycle at most: 0.448 us, "
+                        "where its L2 share gives 0.288"),
+            std::string::npos)
+      << c4.out;
+  EXPECT_NE(c8.out.find("at 66.0 B a cycle at most (39.2 x 1.68 for 8 warps): 0.266 us, within its L2 share's 0.288"),
+            std::string::npos)
+      << c8.out;
+  const json ct = json::parse(run_cli(lone + "256 --format json").out)["candidates"][0]["time_terms"];
+  EXPECT_NEAR(ct["copy_warp_scale"].get<double>(), std::pow(2.0, 0.75), 1e-12);
+  EXPECT_NEAR(ct["copy_bytes_per_cycle"].get<double>() / ct["copy_warp_scale"].get<double>(), 39.2366239, 1e-6);
+  EXPECT_NEAR(ct["copy_us"].get<double>(), (16.0 + 256.0) * 64 * 2 / (ct["copy_bytes_per_cycle"].get<double>() * 1980),
+              1e-12);
+  // A wgmma tile's cap shows where it binds, without a warp factor; not where the L2 share binds.
+  const CliResult wg = run_cli("tile --diagnose --m 640 --n 2048 --k 8192 --block-m 128 --block-n 128 --block-k 128 "
+                               "--stages 3 --threads 256");
+  EXPECT_NE(wg.out.find("at 39.2 B a cycle at most: 0.844 us, where its L2 share gives 0.443"), std::string::npos) << wg.out;
+  // The worked example of docs/model.md §4 (4096^3, 128x256x64): t_copy 0.633 us over the L2's 0.548.
+  EXPECT_NE(d.out.find("at 39.2 B a cycle at most: 0.633 us, where its L2 share gives 0.548"), std::string::npos)
+      << d.out;
+  // fp8's wgmma tiles have no cap (their latency constants were fitted without it).
+  const CliResult f8 = run_cli("tile --diagnose --dtype float8_e4m3 --b-layout col --block-m 128 --block-n 256 "
+                               "--block-k 128 --stages 4 --threads 256");
+  ASSERT_EQ(f8.status, 0) << f8.err;
+  EXPECT_EQ(f8.out.find("   copy rate"), std::string::npos) << f8.out;
   // A short K caps the stages in flight at its K steps.
   const json kt = json::parse(run_cli("tile --diagnose --m 96 --n 5120 --k 256 --block-m 32 --block-n 128 --block-k 128 "
                                       "--stages 5 --threads 128 --format json")
