@@ -31,7 +31,7 @@ import json
 import pathlib
 
 import fit_mma_flight as flight
-from fit_mma_flight import CALIBRATION, HELD_OUT, ROOT, datasets, numbers, score
+from fit_mma_flight import numbers, score
 from harness_io import refusal
 
 fail, Parser = refusal("fit_mma_copy_warps.py")
@@ -47,22 +47,13 @@ def with_power(family: dict, power: float) -> dict:
 def main() -> int:
     ap = Parser(description=__doc__.split("\n")[0])
     ap.add_argument("--powers", default="0,0.25,0.5,0.75,1,1.25,1.5")
-    ap.add_argument("--calibration", help="comma list of dataset folders (default: the decode-tile calibration sets)")
-    ap.add_argument("--held-out", help="comma list of dataset folders scored at the fit (default: -bm16-cap, -bm16-types)")
-    ap.add_argument("--family-file", default=str(ROOT / "data/families/triton.json"))
-    ap.add_argument("--tileplan", default=str(ROOT / "build/release/tileplan"))
+    flight.add_common(ap)
     ap.add_argument("--device", default="h200", help="the preset that prices the calibration datasets")
     ap.add_argument("--held-out-device", help="the preset that prices the held-out datasets (default: --device)")
     ap.add_argument("--output", help="write the family with the fitted power there")
     a = ap.parse_args()
     powers = numbers("--powers", a.powers, 0, 4)
-    cal = datasets("--calibration", a.calibration, CALIBRATION)
-    held = datasets("--held-out", a.held_out, HELD_OUT)
-    try:
-        family = json.loads(pathlib.Path(a.family_file).read_text())
-        family["time"]["constants"]
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        fail(f"--family-file {a.family_file}: not a family file ({str(e)[:120]})")
+    cal, held, family = flight.common(a)
 
     device = a.held_out_device or a.device
     base = score(a.tileplan, with_power(family, 0), cal, a.device)  # these refuse before anything is printed

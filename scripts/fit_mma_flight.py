@@ -93,19 +93,16 @@ def with_term(family: dict, knee: float, share: float) -> dict:
     return trial
 
 
-def main() -> int:
-    ap = Parser(description=__doc__.split("\n")[0])
-    ap.add_argument("--knees", default="32,48,64,80,96,128")
-    ap.add_argument("--shares", default="0.05,0.07,0.1,0.13,0.15,0.2")
+def add_common(ap) -> None:
+    """The flags every decode-tile fit takes (this script's and fit_mma_copy_warps.py's)."""
     ap.add_argument("--calibration", help="comma list of dataset folders (default: the decode-tile calibration sets)")
     ap.add_argument("--held-out", help="comma list of dataset folders scored at the fit (default: -bm16-cap, -bm16-types)")
     ap.add_argument("--family-file", default=str(ROOT / "data/families/triton.json"))
     ap.add_argument("--tileplan", default=str(ROOT / "build/release/tileplan"))
-    ap.add_argument("--device", default="h200", help="the preset that prices the datasets")
-    ap.add_argument("--output", help="write the family with the fitted constants there")
-    a = ap.parse_args()
-    knees = numbers("--knees", a.knees, 1, 1 << 20)
-    shares = numbers("--shares", a.shares, 0.001, 10)
+
+
+def common(a) -> tuple[list[str], list[str], dict]:
+    """The calibration and held-out folders and the family file the flags name, or a refusal."""
     cal = datasets("--calibration", a.calibration, CALIBRATION)
     held = datasets("--held-out", a.held_out, HELD_OUT)
     try:
@@ -113,6 +110,20 @@ def main() -> int:
         family["time"]["constants"]
     except (OSError, ValueError, KeyError, TypeError) as e:
         fail(f"--family-file {a.family_file}: not a family file ({str(e)[:120]})")
+    return cal, held, family
+
+
+def main() -> int:
+    ap = Parser(description=__doc__.split("\n")[0])
+    ap.add_argument("--knees", default="32,48,64,80,96,128")
+    ap.add_argument("--shares", default="0.05,0.07,0.1,0.13,0.15,0.2")
+    add_common(ap)
+    ap.add_argument("--device", default="h200", help="the preset that prices the datasets")
+    ap.add_argument("--output", help="write the family with the fitted constants there")
+    a = ap.parse_args()
+    knees = numbers("--knees", a.knees, 1, 1 << 20)
+    shares = numbers("--shares", a.shares, 0.001, 10)
+    cal, held, family = common(a)
 
     off = with_term(family, 0, 0)
     base = score(a.tileplan, off, cal, a.device)
