@@ -20,8 +20,8 @@
 //             operand that goes through registers keeps one stage in flight
 //   L       = load latency + miss latency * (share of a stage that misses L2)
 //   t_copy  = max(t_load, (block_M+block_N)*block_K*elem_bytes / (copy_bytes_per_cycle * clock)) for a wgmma
-//             tile (one program's stage arrives at most that fast; mma_copy_bytes_per_cycle for an mma
-//             tile), else t_load
+//             tile (one program's stage arrives at most that fast; for an mma tile
+//             mma_copy_bytes_per_cycle * (warps/4)^mma_copy_warp_power), else t_load
 //   period(j) = max(j*t_mma, j*t_narrow, t_mma + t_narrow, j*t_load, (t_copy + L)/in_flight)   j tiles sharing an SM
 //             in_flight = stages-1 (an mma tile allocates stages-1 buffers, since it reads a
 //             stage into registers before its MMAs, and keeps stages-1 in flight), or 1 when an
