@@ -181,7 +181,8 @@ void read_constants(Reader& rd, const json& section, std::string_view section_na
                           info[i].name == "epilogue_spill_cycles" || info[i].name == "async_share" ||
                           info[i].name == "overlap_power" || info[i].name == "l1_miss_cycles" ||
                           info[i].name == "l2_request_bytes" || info[i].name == "one_row_a_extra" ||
-                          info[i].name == "reduce_split_us" || info[i].name == "in_step_a_ns" ||
+                          info[i].name == "reduce_split_us" || info[i].name == "partial_store_share" ||
+                          info[i].name == "split_dram_share" || info[i].name == "in_step_a_ns" ||
                           info[i].name == "kmajor_wide_unit_saving" || info[i].name == "nmajor_wide_unit_cost" ||
                           info[i].name == "copy_bytes_per_cycle" || info[i].name == "mma_copy_bytes_per_cycle" ||
                           info[i].name == "mma_copy_warp_power" ||

@@ -530,11 +530,17 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
     const double knee = k.mma_flight_knee_kb * 1024.0;
     if (knee > 0 && flight_bytes > knee) dram_scale += k.mma_flight_dram_share * (flight_bytes - knee) / knee;
   }
+  // A split GEMM's programs stream B from s K slices at once
+  // (split_dram_share; 0 in the shipped family, docs/model.md §6).
+  if (splits) dram_scale += split.model->split_dram_share;
   const double dram_us = dram_scale * gemm_dram / (dev.dram_bandwidth_gbps * 1e3);
   // The SMs' time and DRAM's time overlap in part: their Euclidean norm
   // joins them smoothly (the larger one, plus a little of the smaller).
   double time = k.launch_us + std::sqrt(sm_us * sm_us + dram_us * dram_us);
   if (t.spills) time *= k.spill_factor;
+  // A round's fp32 partial tiles are stored together at its end
+  // (partial_store_share; 0 in the shipped family, docs/model.md §6).
+  if (splits) time += split.model->partial_store_share * partial_bytes / (dev.dram_bandwidth_gbps * 1e3);
   // The reduction kernel follows: it reads the s partial tiles and writes C.
   const double reduce_us =
       splits ? split.model->reduce_launch_us + static_cast<double>(s) * split.model->reduce_split_us +

@@ -41,8 +41,11 @@
 // Split-K (split_k = s > 1, a family with a split-K model): s programs per
 // tile, each over ceil(kt/s) K tiles, so tiles*s programs share the SMs and
 // each stores an fp32 partial tile (block_M*block_N*4 bytes) where the plain
-// kernel stores C; DRAM carries s*M*N*4 partial bytes instead of C. Then
-//   t_reduce = reduce_launch_us + (s*M*N*4 + M*N*out_bytes) / reduce_gbps      (0 when s = 1)
+// kernel stores C; DRAM carries s*M*N*4 partial bytes instead of C, its
+// t_dram is scaled by 1 + split_dram_share, and the time adds
+// partial_store_share * s*M*N*4 / DRAM bandwidth (both 0 in the shipped
+// family: docs/model.md §6). Then
+//   t_reduce = reduce_launch_us + s * reduce_split_us + (s*M*N*4 + M*N*out_bytes) / reduce_gbps      (0 when s = 1)
 #pragma once
 
 #include <cstdint>

@@ -119,6 +119,50 @@ TEST(SplitK, ReductionChargesEachPartialWhereTheShippedFamilyPricesIt) {
   }
 }
 
+// The split GEMM's partial stores and DRAM share (docs/model.md §6): 0 in
+// the shipped family, which therefore prices a split as without them. With
+// partial_store_share the time grows by exactly share * s*M*N*4 bytes at the
+// device's DRAM bandwidth; with split_dram_share the GEMM's DRAM time grows,
+// so the time does (never by more than the DRAM time's share); the unsplit
+// kernel and the reduction are untouched by either.
+TEST(SplitK, PartialStoresAndDramShareFollowTheirEquations) {
+  const GemmProblem p{.m = 16, .n = 8192, .k = 8192};
+  TileConfig cfg{64, 256, 64, 5, 128};
+  const SplitKConstants& c = default_family().split_k->constants;
+  EXPECT_EQ(c.partial_store_share, 0.0);
+  EXPECT_EQ(c.split_dram_share, 0.0);
+  KernelFamily stores = default_family(), dram = default_family();
+  stores.split_k->constants.partial_store_share = 1.5;
+  dram.split_k->constants.split_dram_share = 0.1;
+  ASSERT_TRUE(check_family(stores).ok() && check_family(dram).ok());
+  for (int64_t s : {1, 2, 4, 8}) {
+    cfg.split_k = s;
+    Result<Prediction> base = predict(h200(), p, cfg, 1, false, default_family());
+    Result<Prediction> st = predict(h200(), p, cfg, 1, false, stores);
+    Result<Prediction> dr = predict(h200(), p, cfg, 1, false, dram);
+    ASSERT_TRUE(base.ok() && st.ok() && dr.ok());
+    EXPECT_EQ(st->reduce_us, base->reduce_us);
+    EXPECT_EQ(dr->reduce_us, base->reduce_us);
+    if (s == 1) {
+      EXPECT_EQ(st->time_us, base->time_us);
+      EXPECT_EQ(dr->time_us, base->time_us);
+      continue;
+    }
+    const double partial = static_cast<double>(s) * 16 * 8192 * 4;
+    EXPECT_NEAR(st->time_us - base->time_us, 1.5 * partial / (h200().dram_bandwidth_gbps * 1e3), 1e-9) << s;
+    EXPECT_GT(dr->terms.dram_us, base->terms.dram_us) << s;
+    EXPECT_NEAR(dr->terms.dram_scale, base->terms.dram_scale + 0.1, 1e-12) << s;
+    EXPECT_NEAR(dr->terms.dram_us / base->terms.dram_us, dr->terms.dram_scale / base->terms.dram_scale, 1e-12) << s;
+    EXPECT_GT(dr->time_us, base->time_us) << s;
+    EXPECT_LE(dr->time_us - base->time_us, dr->terms.dram_us - base->terms.dram_us + 1e-9) << s;
+  }
+  KernelFamily bad = default_family();
+  bad.split_k->constants.split_dram_share = -0.1;
+  Status e = check_family(bad);
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.error().param, "split_dram_share");
+}
+
 TEST(SplitK, PredictRefusesASplitBeyondTheKTilesOrWithoutAModel) {
   const GemmProblem p{.m = 512, .n = 512, .k = 256};  // 4 K tiles of 64
   TileConfig cfg{128, 128, 64, 4, 256};
