@@ -44,9 +44,30 @@ KEY = re.compile(r"^(\d+)x(\d+)x(\d+)_s(\d+)_w(\d+)_k(\d+)$")
 METRICS = [
     "gpu__time_duration.sum", "dram__bytes_read.sum", "dram__throughput.avg.pct_of_peak_sustained_elapsed",
     "lts__t_sector_hit_rate.pct", "sm__cycles_active.min", "sm__cycles_active.avg", "sm__cycles_active.max",
-    "sm__cycles_elapsed.max", "smsp__warps_active.avg.per_cycle_active",
+    "sm__cycles_elapsed.max", "smsp__warps_active.avg.per_cycle_active", "smsp__inst_executed.sum",
 ]
-SECTIONS = ["SpeedOfLight", "MemoryWorkloadAnalysis", "WarpStateStats", "LaunchStats", "Occupancy"]
+SECTIONS = ["SpeedOfLight", "MemoryWorkloadAnalysis", "WarpStateStats", "LaunchStats", "Occupancy", "InstructionStats"]
+
+
+# PTX instructions counted per kernel (static counts in the compiled code):
+# which MMA the tile compiles to and how its operands reach it.
+PTX_OPS = {
+    "mma_f16": re.compile(r"\bmma\.sync\.aligned\.[^ ]*\.f16\.f16"),
+    "mma_bf16": re.compile(r"\bmma\.sync\.aligned\.[^ ]*\.bf16\.bf16"),
+    "mma_e4m3": re.compile(r"\bmma\.sync\.aligned\.[^ ]*\.e4m3\.e4m3"),
+    "wgmma": re.compile(r"\bwgmma\.mma_async"),
+    "ldmatrix": re.compile(r"\bldmatrix\."),
+    "ldmatrix_trans": re.compile(r"\bldmatrix\.[^ ]*\.trans"),
+    "ld_shared": re.compile(r"\bld\.shared\."),
+    "cp_async": re.compile(r"\bcp\.async\.(?:ca|cg)"),
+    "cvt": re.compile(r"\bcvt\."),
+    "prmt": re.compile(r"\bprmt\."),
+}
+
+
+def ptx_mix(ptx):
+    """Static counts of the PTX_OPS instructions in a kernel's PTX."""
+    return {name: len(rx.findall(ptx)) for name, rx in PTX_OPS.items()}
 
 
 def parse_key(key):
@@ -188,6 +209,7 @@ def main():
                 kern = h.splitk_matmul_kernel.warmup(*h.gemm_args(a, b, c, wsk, lock), grid=(1,),
                                                      **h.gemm_meta(dict(t, split_k=k, variant="workspace" if k > 1 else "none")))
                 row.update(regs=kern.n_regs, spills=kern.n_spills, smem_bytes=kern.metadata.shared)
+                row["ptx"] = ptx_mix(kern.asm.get("ptx", ""))
             except Exception as e:  # recorded, never silent
                 row["error"] = f"{type(e).__name__}: {str(e)[:200]}"
             print(json.dumps(row), flush=True)
