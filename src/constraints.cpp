@@ -46,6 +46,7 @@ Constraint constraint_of(FindingKind k) {
     case FindingKind::narrow_loads:
     case FindingKind::fp8_b_not_k_major:
     case FindingKind::serialized_wgmma: return Constraint::C3;
+    case FindingKind::fp8_mma_as_f16: return Constraint::C3;
     case FindingKind::smem_per_block:
     case FindingKind::no_block_fits_smem: return Constraint::C1;
     case FindingKind::regs_per_thread:
@@ -130,6 +131,11 @@ std::string message(const Finding& f, const TileConfig& cfg) {
     case FindingKind::fp8_b_not_k_major:
       return "C3 fp8 B is stored N-contiguous (b_layout row): Hopper's fp8 wgmma reads B K-major, so the kernel "
              "transposes B on chip";
+    case FindingKind::fp8_mma_as_f16:
+      return fmt::format("C3 fp8 in a tile of {} rows: Triton compiles it to fp16 mma.sync after converting both "
+                         "operands in registers (data/h100-profile-fp8-wide-mma), so its MMAs reach the 16-bit rate "
+                         "at most; fp8 wgmma needs block_M {} or more in whole warpgroups",
+                         f.value, f.limit);
     case FindingKind::serialized_wgmma:
       return fmt::format("C3 B K-major, a tile {} columns wide (more than {}) over two or more warpgroups and C "
                          "stored with 16-byte vectors: the assembler serializes this kernel's wgmma (ptxas C7515 on "

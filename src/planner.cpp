@@ -85,6 +85,12 @@ void finish_calibrated(Verdict& v, const GemmProblem& p, const Device& dev, cons
   // kmajor_wide_n priced a warpgroup wider than 128 columns: say so.
   if (costs.serialized_wgmma_cols > 0)
     v.warnings.push({FindingKind::serialized_wgmma, costs.serialized_wgmma_cols, 128});
+  // The measured family runs an fp8 tile of 16 or 32 rows as fp16 MMAs on
+  // sm_90, where fp8 wgmma takes 64 rows: say so (the time's constants were
+  // fitted on such tiles as they run).
+  if (costs.mma_tile && is_fp8(p.dtype) && dev.compute_capability == 90 &&
+      resolve_instr(Instr::automatic, dev.compute_capability, v.config.block_m, v.config.threads) == Instr::mma)
+    v.warnings.push({FindingKind::fp8_mma_as_f16, v.config.block_m, 64});
 }
 
 // A split factor above 1 needs the calibrated model and a family that models

@@ -59,6 +59,7 @@ enum class FindingKind : uint8_t {
   epilogue_spill,       // C2 warning: value = registers the epilogue spills (estimate), limit = max per thread
   serialized_wgmma,     // C3 warning: value = block_N, limit = 128; B K-major, 2+ warpgroups, C stored with vectors
   instr_unsupported,    // C3: value = the Instr, limit = the device's compute capability (wgmma exists on sm_90 only)
+  fp8_mma_as_f16,       // C3 warning: value = block_M, limit = 64; an fp8 tile that compiles to mma.sync on sm_90 runs fp16 MMAs
 };
 struct Finding {
   FindingKind kind;

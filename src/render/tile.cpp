@@ -258,6 +258,7 @@ std::string short_notes(const Verdict& v, const TileReport& r) {
       case FindingKind::held_tiles_spill: notes += "C2 spill"; break;
       case FindingKind::epilogue_spill: notes += "C2 epilogue spill"; break;
       case FindingKind::serialized_wgmma: notes += "C3 serial wgmma"; break;
+      case FindingKind::fp8_mma_as_f16: notes += "C3 fp8 as f16"; break;
       default: notes += to_string(constraint_of(f.kind)); break;
     }
   }

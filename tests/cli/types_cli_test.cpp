@@ -483,6 +483,42 @@ TEST(TypesCli, Diagnose_KMajorWideTileOfTwoWarpgroups_WarnsOfTheSerializedWgmma)
   EXPECT_TRUE(found) << j.dump();
 }
 
+// An fp8 tile of 16 or 32 rows compiles to fp16 mma.sync after converting
+// its operands (data/h100-profile-fp8-wide-mma): --diagnose and the sweep say
+// so on sm_90, where a 64-row tile takes fp8 wgmma; not for a 64-row fp8 tile,
+// a 16-row fp16 one, an sm_89 device, the seed model, or an explicit --instr
+// mma of 64 rows (a kernel Triton would not compile that way).
+TEST(TypesCli, Fp8MmaTile_WarnsThatItRunsFp16Mmas) {
+  const std::string fp8 = "tile --m 1 --n 8192 --k 8192 --dtype float8_e4m3 --b-layout col ";
+  const auto warned = [&](const std::string& args) {
+    const CliResult r = run_cli(args + " --stages 4 --threads 128 --diagnose");
+    EXPECT_EQ(r.status, 0) << args << r.err;
+    return r.out.find("Triton compiles it to fp16 mma.sync after converting both operands") != std::string::npos;
+  };
+  EXPECT_TRUE(warned(fp8 + "--block-m 16 --block-n 128 --block-k 128"));
+  EXPECT_TRUE(warned(fp8 + "--block-m 32 --block-n 64 --block-k 128 --device h100-sxm"));
+  EXPECT_FALSE(warned(fp8 + "--block-m 64 --block-n 128 --block-k 128"));
+  EXPECT_FALSE(warned(fp8 + "--block-m 16 --block-n 128 --block-k 128 --device l40s"));
+  EXPECT_FALSE(warned(fp8 + "--block-m 16 --block-n 128 --block-k 128 --model seed"));
+  EXPECT_FALSE(warned(fp8 + "--block-m 64 --block-n 128 --block-k 128 --instr mma"));
+  EXPECT_FALSE(warned("tile --m 1 --n 8192 --k 8192 --block-m 16 --block-n 128 --block-k 128"));
+  // The sweep's notes and JSON carry it for every fp8 mma tile, no other.
+  const CliResult text = run_cli(fp8 + "--topk 0");
+  EXPECT_EQ(text.status, 0) << text.err;
+  const json j = run_json(fp8 + "--topk 0");
+  int mma = 0, warned_mma = 0;
+  for (const json& c : j["candidates"]) {
+    bool w = false;
+    for (const json& m : c["warnings"]) w |= m.get<std::string>().rfind("C3 fp8 in a tile of", 0) == 0;
+    EXPECT_EQ(w, c["instr"] == "mma") << c.dump();
+    mma += c["instr"] == "mma";
+    warned_mma += w;
+  }
+  EXPECT_GT(mma, 0);
+  EXPECT_EQ(warned_mma, mma);
+  EXPECT_NE(text.out.find("mma, C4 grid<SMs, C3 fp8 as f16"), std::string::npos) << text.out;
+}
+
 // Operand rows shorter than a cache line take more L2 read requests per byte:
 // --diagnose says how many and what a stage is priced as, only where that
 // happens; JSON carries l2_requests and l2_stage_bytes.

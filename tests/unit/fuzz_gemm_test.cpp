@@ -159,7 +159,7 @@ TEST(FuzzGemm, ResultsOrErrors_WithInvariants) {
       for (const Finding& f : x.failures) EXPECT_NE(message(f, x.config), "");
       for (const Finding& f : x.warnings) {
         // C4's tail and idle SMs, C2's priced spill of held operand tiles or
-        // of the epilogue, or C3's serialized wgmma.
+        // of the epilogue, C3's serialized wgmma or fp8 run as fp16 MMAs.
         const std::string m = message(f, x.config);
         if (f.kind == FindingKind::held_tiles_spill) {
           EXPECT_EQ(m.rfind("C2 ", 0), 0u) << m;
@@ -172,6 +172,13 @@ TEST(FuzzGemm, ResultsOrErrors_WithInvariants) {
           EXPECT_EQ(m.rfind("C3 ", 0), 0u) << m;
           EXPECT_EQ(model, Model::calibrated) << m;
           EXPECT_GT(f.value, f.limit) << m;
+        } else if (f.kind == FindingKind::fp8_mma_as_f16) {
+          // Only the calibrated model says it, of an fp8 tile that compiles to mma.sync on sm_90.
+          EXPECT_EQ(m.rfind("C3 ", 0), 0u) << m;
+          EXPECT_EQ(model, Model::calibrated) << m;
+          EXPECT_TRUE(is_fp8(p.dtype)) << m;
+          EXPECT_EQ(d.compute_capability, 90) << m;
+          EXPECT_EQ(resolve_instr(Instr::automatic, 90, x.config.block_m, x.config.threads), Instr::mma) << m;
         } else {
           EXPECT_EQ(m.rfind("C4 ", 0), 0u) << m;
         }
