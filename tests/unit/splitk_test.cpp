@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "tileplan/family.hpp"
@@ -161,6 +162,18 @@ TEST(SplitK, PartialStoresAndDramShareFollowTheirEquations) {
   Status e = check_family(bad);
   ASSERT_FALSE(e.ok());
   EXPECT_EQ(e.error().param, "split_dram_share");
+  for (double v : {std::nan(""), 1e10, -1.0, std::numeric_limits<double>::infinity()}) {
+    bad = default_family();
+    bad.split_k->constants.partial_store_share = v;
+    e = check_family(bad);
+    ASSERT_FALSE(e.ok()) << v;
+    EXPECT_EQ(e.error().param, "partial_store_share") << v;
+  }
+  // The shipped family file has neither (both read 0, above); a file with them round-trips them.
+  Result<KernelFamily> back = parse_family(family_json(stores), "round-trip");
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->split_k->constants.partial_store_share, 1.5);
+  EXPECT_EQ(back->split_k->constants.split_dram_share, 0.0);
 }
 
 TEST(SplitK, PredictRefusesASplitBeyondTheKTilesOrWithoutAModel) {
