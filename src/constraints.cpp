@@ -45,7 +45,7 @@ Constraint constraint_of(FindingKind k) {
     case FindingKind::instr_unsupported:
     case FindingKind::narrow_loads:
     case FindingKind::fp8_b_not_k_major:
-    case FindingKind::serialized_wgmma: return Constraint::C3;
+    case FindingKind::serialized_wgmma:
     case FindingKind::fp8_mma_as_f16: return Constraint::C3;
     case FindingKind::smem_per_block:
     case FindingKind::no_block_fits_smem: return Constraint::C1;

@@ -72,7 +72,8 @@ std::string message(const Finding& f, const TileConfig& cfg);
 
 // A small fixed-capacity list, so that checking a tile never allocates.
 // Capacity 10 holds every failure one tile can collect (six C3, C1, C2 and
-// "no block fits"), every warning (two C4) and every problem finding (four C3).
+// "no block fits"), every warning (two C4, two C2, two C3) and every problem
+// finding (four C3).
 // Only the first `size` items are ever initialised, read or copied: a check
 // costs nothing for the findings it does not have (the sweep makes hundreds).
 struct FindingList {
