@@ -96,6 +96,7 @@ def main():
     ap.add_argument("--kernels", required=True, help="comma list of BMxBNxBK_sS_wW_kK")
     ap.add_argument("--ncu", action="store_true", help="profile one launch of each GEMM with Nsight Compute")
     ap.add_argument("--one", help="(internal) launch this kernel's GEMM a few times, for ncu")
+    ap.add_argument("--b-kmajor", action="store_true", help="store B K-major in a 16-bit type too")
     ap.add_argument("--seed", type=int, default=20261203)
     ap.add_argument("--reps", type=int, default=200, help="timed launches per kernel and L2 mode")
     args = ap.parse_args()
@@ -103,6 +104,8 @@ def main():
     keys = args.kernels.split(",") if not args.one else [args.one]
     cfgs = [(k,) + parse_key(k) for k in keys]
     os.environ["TILEPLAN_SPLITK_DTYPE"] = args.dtype
+    if args.b_kmajor:
+        os.environ["TILEPLAN_SPLITK_B_KMAJOR"] = "1"
 
     import torch
     import triton
@@ -177,7 +180,7 @@ def main():
     del ref32
     rows = []
     with open(os.path.join(args.out, "probe.jsonl"), "w") as f:
-        if h.b_kmajor():
+        if h.is_fp8():
             one = torch.ones((), device="cuda", dtype=torch.float32)
 
             def cublas():
@@ -192,7 +195,8 @@ def main():
         f.write(json.dumps(cub) + "\n")
         for key, t, k in cfgs:
             gemm, whole, grid = fns(t, k)
-            row = {"M": M, "N": N, "K": K, "dtype": args.dtype, "key": key, "split_k": k,
+            row = {"M": M, "N": N, "K": K, "dtype": args.dtype, "b_layout": "col" if h.b_kmajor() else "row",
+                   "key": key, "split_k": k,
                    "n_programs": grid[0] * grid[1]}
             try:
                 c.fill_(float("nan"))
@@ -226,7 +230,7 @@ def main():
             for s in SECTIONS:
                 cmd += ["--section", s]
             cmd += [sys.executable, os.path.abspath(__file__), "--out", args.out, "--dtype", args.dtype,
-                    "--shape", args.shape, "--kernels", key, "--one", key]
+                    "--shape", args.shape, "--kernels", key, "--one", key] + (["--b-kmajor"] if args.b_kmajor else [])
             t0 = time.perf_counter()
             res = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
             with open(os.path.join(ncu_dir, f"{key}.csv"), "w") as g:

@@ -430,10 +430,15 @@ def run_out_dtype():
     return torch.float16 if run_dtype_name() == "float8_e4m3" else run_dtype()
 
 
-def b_kmajor():
-    """fp8 operands take B stored K-major (B[K,N] a column-major view of an [N,K] tensor): Hopper's fp8
-    wgmma reads B K-major only, and torch._scaled_mm (cuBLAS) requires it."""
+def is_fp8():
     return run_dtype_name() == "float8_e4m3"
+
+
+def b_kmajor():
+    """B stored K-major (B[K,N] a column-major view of an [N,K] tensor): always for fp8 (Hopper's fp8
+    wgmma reads B K-major only, and torch._scaled_mm (cuBLAS) requires it), and for a 16-bit type where
+    --b-kmajor set TILEPLAN_SPLITK_B_KMAJOR (the nn.Linear layout)."""
+    return is_fp8() or os.environ.get("TILEPLAN_SPLITK_B_KMAJOR") == "1"
 
 
 def operand(rows, cols, dt, transposed=False, random=False):
@@ -669,6 +674,8 @@ def main():
     ap.add_argument("--timing", default="graph", choices=["graph", "launch"],
                     help="graph: time a CUDA graph of each timed fn (default); launch: the fn's own launches, "
                     "as the datasets before data/h200-split-timing")
+    ap.add_argument("--b-kmajor", action="store_true",
+                    help="store B K-major in a 16-bit type too (fp8's B is always K-major)")
     ap.add_argument("--seed", type=int, default=20261202)
     ap.add_argument("--verbose", action="store_true", help="one line per row (implied by --quick)")
     args = ap.parse_args()
@@ -690,6 +697,8 @@ def main():
     kernels, splits = select_kernels(args)
     shapes = select_shapes(args)
     os.environ["TILEPLAN_SPLITK_DTYPE"] = args.dtype
+    if args.b_kmajor:
+        os.environ["TILEPLAN_SPLITK_B_KMAJOR"] = "1"
     os.environ["TILEPLAN_SPLITK_PROXY_M"] = str(PROXY_M[m_class(shapes[0][0])])
     dt = run_dtype()
     aux_splits = sorted({1} | {s for s in splits if s > 1})
@@ -754,7 +763,7 @@ def main():
                  "requires), the timed fn run once, every element of C compared; fused: ws32 and the counters "
                  "must be all zero after the check and after the timing, and C is checked again after the timing",
         "split_variants": sorted({k["variant"] for k in kernels} - {"none"}),
-        "cublas": ("torch._scaled_mm with unit scales, float16 out" if b_kmajor()
+        "cublas": ("torch._scaled_mm with unit scales, float16 out" if is_fp8()
                    else f"torch.matmul ({args.dtype})"),
         "seed": args.seed,
         "gemm_alone": args.gemm_alone,
@@ -886,7 +895,7 @@ def main():
         # cuBLAS
         cublas_ms, cublas_note, cublas_vs_fp32 = None, None, None
         try:
-            if b_kmajor():
+            if is_fp8():
                 one = torch.ones((), device="cuda", dtype=torch.float32)
 
                 def cublas():

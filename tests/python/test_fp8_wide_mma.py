@@ -70,3 +70,41 @@ def test_the_probe_counts_the_instructions_it_names():
     m = probe.ptx_mix(ptx)
     assert (m["mma_f16"], m["mma_e4m3"], m["ldmatrix"], m["ldmatrix_trans"], m["cvt"], m["cp_async"]) == (1, 1, 1, 1, 1, 1)
     assert m["wgmma"] == 0 and m["mma_bf16"] == 0
+
+
+SHORT = ROOT / "data/h100-profile-short-rows"
+
+
+def test_short_rows_readme_is_what_the_files_and_the_model_say():
+    readme = (SHORT / "README.md").read_text()
+    seen = 0
+    for kind, b_layout, name in (("fp16-kmajor", "col", "K-major"), ("fp16-nmajor", "row", "N-major")):
+        probe = {json.loads(x)["key"]: json.loads(x) for x in (SHORT / kind / "probe.jsonl").read_text().splitlines()}
+        for line in (SHORT / kind / "ncu.jsonl").read_text().splitlines():
+            n = json.loads(line)
+            key, r = n["key"], probe[n["key"]]
+            assert r["b_layout"] == b_layout and r["rel_err"] < 1e-4 and r["n_nan"] == 0, key
+            row = next(x for x in readme.splitlines() if x.startswith(f"| {name} | {key} |"))
+            cells = [c.strip() for c in row.split("|")[3:-1]]
+            tile, rest = key.split("_s")
+            bm, bn, bk = tile.split("x")
+            stages, warps, split = rest.replace("w", "").replace("k", "").split("_")
+            model = cli_json("tile", "--m", "1", "--n", "8192", "--k", "8192", "--b-layout", b_layout, "--device", "h100-sxm",
+                             "--diagnose", "--block-m", bm, "--block-n", bn, "--block-k", bk, "--stages", stages,
+                             "--threads", str(32 * int(warps)), "--split-k", split)["candidates"][0]
+            assert cells[0] == str(2 * int(bk) if b_layout == "col" else 2 * int(bn)), key
+            assert cells[1] == f"{r['ms'] * 1e3:.1f}" and cells[2] == f"{r['gemm_ms'] * 1e3:.1f}", key
+            assert cells[3] == f"{number(n['gpu__time_duration.sum']) / 1e3:.1f}", key
+            assert cells[7] == f"{model['predicted_us'] - model['reduce_us']:.1f} / {model['predicted_us']:.1f}", key
+            seen += 1
+    assert seen == 7
+
+
+def test_half_line_rows_bind_where_full_lines_do_not():
+    ncu = {json.loads(x)["key"]: number(json.loads(x)["gpu__time_duration.sum"])
+           for x in (SHORT / "fp16-kmajor" / "ncu.jsonl").read_text().splitlines()}
+    nmajor = {json.loads(x)["key"]: number(json.loads(x)["gpu__time_duration.sum"])
+              for x in (SHORT / "fp16-nmajor" / "ncu.jsonl").read_text().splitlines()}
+    short = ncu.pop("16x256x32_s5_w4_k4")
+    assert short > 1.25 * max(ncu.values())  # 67.4 us against at most 52.6 with rows of 128 bytes or more
+    assert nmajor["16x256x32_s5_w4_k4"] < 1.05 * nmajor["16x128x64_s5_w4_k2"]  # N-major: the same tile is not slow
