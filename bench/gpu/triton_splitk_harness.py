@@ -718,7 +718,7 @@ def main():
         "held_out": [case_name(s) for s in held_out],
         "measured": [case_name(s) for s in shapes],
         "shape_format": (f"MxNxK: C[M,N] = A[M,K] . B[K,N], {args.dtype}, A row-major, "
-                         + ("B K-major (column-major), C float16" if b_kmajor() else "B row-major")),
+                         + (f"B K-major (column-major), C {str(run_out_dtype())[6:]}" if b_kmajor() else "B row-major")),
         "dtype": args.dtype,
     })
 
