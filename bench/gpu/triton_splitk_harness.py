@@ -711,8 +711,8 @@ def main():
 
     layouts = "rc" if b_kmajor() else "rr"
 
-    def case_name(shape):  # tileplan validate's case names: MxNxK for float16, MxNxK:dtype:LL otherwise
-        return shape_name(shape) if args.dtype == "float16" else f"{shape_name(shape)}:{args.dtype}:{layouts}"
+    def case_name(shape):  # tileplan validate's case names: MxNxK for float16 rr, MxNxK:dtype:LL otherwise
+        return shape_name(shape) if (args.dtype, layouts) == ("float16", "rr") else f"{shape_name(shape)}:{args.dtype}:{layouts}"
     write_json(os.path.join(args.out, "split.json"), {
         "calibration": [case_name(s) for s in calibration],
         "held_out": [case_name(s) for s in held_out],
