@@ -12,12 +12,9 @@ export PYTHONUNBUFFERED=1
 D=$OUT/fp8-wide-mma
 mkdir -p $D
 nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu,power.draw --format=csv > $D/smi-before.txt
-run() {  # name dtype shape kernels
-  timeout 280 python3 bench/gpu/decode_ncu_probe.py --ncu --reps 100 --out $D/$1 --dtype $2 --shape $3 --kernels $4 > $D/$1.log 2>&1
-  echo "$1 rc $?"; tail -3 $D/$1.log | cut -c1-300
-}
+. bench/gpu/runs/probe_run.sh
 K=16x256x64_s5_w4_k4,16x128x128_s5_w4_k2,16x64x128_s5_w4_k2,16x64x128_s5_w8_k2,16x128x64_s5_w4_k4,16x256x128_s4_w4_k4,16x64x128_s5_w4_k1
-run fp8 float8_e4m3 1x8192x8192 $K
-run fp16 float16 1x8192x8192 $K
+probe fp8 float8_e4m3 1x8192x8192 $K
+probe fp16 float16 1x8192x8192 $K
 nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu,power.draw,clocks_event_reasons.active --format=csv > $D/smi.txt
 tar czf $OUT/res.tgz -C $OUT fp8-wide-mma

@@ -13,11 +13,8 @@ export PYTHONUNBUFFERED=1
 D=$OUT/lone-program
 mkdir -p $D
 nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu,power.draw --format=csv > $D/smi-before.txt
-run() {  # name dtype shape kernels
-  timeout 280 python3 bench/gpu/decode_ncu_probe.py --ncu --reps 100 --out $D/$1 --dtype $2 --shape $3 --kernels $4 > $D/$1.log 2>&1
-  echo "$1 rc $?"; tail -4 $D/$1.log | cut -c1-240
-}
-run small float16 1x3584x4096 16x64x128_s5_w4_k1,16x64x128_s5_w8_k1,16x64x128_s3_w4_k1,16x64x64_s5_w4_k1,16x64x128_s5_w4_k2,16x128x64_s4_w8_k4,16x64x64_s4_w4_k4
-run h200worst float16 1x5120x5120 16x64x128_s5_w4_k1,16x64x128_s5_w8_k1,16x64x64_s5_w4_k1,16x64x128_s5_w4_k2,16x256x64_s4_w4_k4,16x128x64_s4_w8_k4
+. bench/gpu/runs/probe_run.sh
+probe small float16 1x3584x4096 16x64x128_s5_w4_k1,16x64x128_s5_w8_k1,16x64x128_s3_w4_k1,16x64x64_s5_w4_k1,16x64x128_s5_w4_k2,16x128x64_s4_w8_k4,16x64x64_s4_w4_k4
+probe h200worst float16 1x5120x5120 16x64x128_s5_w4_k1,16x64x128_s5_w8_k1,16x64x64_s5_w4_k1,16x64x128_s5_w4_k2,16x256x64_s4_w4_k4,16x128x64_s4_w8_k4
 nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu,power.draw,clocks_event_reasons.active --format=csv > $D/smi.txt
 tar czf $OUT/res.tgz -C $OUT lone-program

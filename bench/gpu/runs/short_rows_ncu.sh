@@ -12,12 +12,8 @@ export PYTHONUNBUFFERED=1
 D=$OUT/short-rows
 mkdir -p $D
 nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu,power.draw --format=csv > $D/smi-before.txt
-run() {  # name dtype flags kernels
-  timeout 280 python3 bench/gpu/decode_ncu_probe.py --ncu --reps 100 --out $D/$1 --dtype $2 $3 --shape 1x8192x8192 \
-    --kernels $4 > $D/$1.log 2>&1
-  echo "$1 rc $?"; tail -2 $D/$1.log | cut -c1-300
-}
-run fp16-kmajor float16 --b-kmajor 16x256x32_s5_w4_k4,16x128x64_s5_w4_k2,16x256x64_s5_w4_k4,16x128x128_s5_w4_k2,16x64x64_s5_w4_k2
-run fp16-nmajor float16 "" 16x256x32_s5_w4_k4,16x128x64_s5_w4_k2
+. bench/gpu/runs/probe_run.sh
+probe fp16-kmajor float16 1x8192x8192 16x256x32_s5_w4_k4,16x128x64_s5_w4_k2,16x256x64_s5_w4_k4,16x128x128_s5_w4_k2,16x64x64_s5_w4_k2 --b-kmajor
+probe fp16-nmajor float16 1x8192x8192 16x256x32_s5_w4_k4,16x128x64_s5_w4_k2
 nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu,power.draw,clocks_event_reasons.active --format=csv > $D/smi.txt
 tar czf $OUT/res.tgz -C $OUT short-rows

@@ -13,23 +13,18 @@ export PYTHONUNBUFFERED=1
 D=$OUT/splitk-partial
 mkdir -p $D
 S=1,2,3,4,5,6,8
-go() {  # name deadline dtype block_ms shapes
-  timeout $(( $2 + 30 )) python3 bench/gpu/triton_splitk_harness.py --variants workspace --all-held-out \
-    --block-ms $4 --splits $S --dtype $3 --deadline-s $2 --out $D/$1 --shapes $5 > $D/$1.log 2>&1
-  echo "$1 rc $?"
-  grep "^# [0-9]\|^# elapsed\|deadline\|FAIL\|rror" $D/$1.log | cut -c1-160 | head -12
-}
+. bench/gpu/runs/decode_tiles_run.sh
 nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu,power.draw --format=csv > $D/smi-before.txt
 if [[ ${PART:-a} == a ]]; then
-  go m 100 float16 16,32,64 2x8192x28672,2x1536x8960,24x1536x8960
-  go m16 130 float16 16,32,64,128 32x8192x28672,96x10240x8192,128x2048x8192,32x4096x11008
-  go bf16-one 60 bfloat16 16,32,64 1x3584x3584
-  go bf16-m 80 bfloat16 16,32,64 8x4096x11008,24x2048x8192
-  go bf16-m16 90 bfloat16 16,32,64,128 16x5120x13824,128x1536x8960
+  run_split_typed m 100 float16 16,32,64 2x8192x28672,2x1536x8960,24x1536x8960
+  run_split_typed m16 130 float16 16,32,64,128 32x8192x28672,96x10240x8192,128x2048x8192,32x4096x11008
+  run_split_typed bf16-one 60 bfloat16 16,32,64 1x3584x3584
+  run_split_typed bf16-m 80 bfloat16 16,32,64 8x4096x11008,24x2048x8192
+  run_split_typed bf16-m16 90 bfloat16 16,32,64,128 16x5120x13824,128x1536x8960
 else
-  go fp8-one 90 float8_e4m3 16,32,64 1x3584x3584,1x8192x8192
-  go fp8-m 120 float8_e4m3 16,32,64 4x5120x5120,2x2048x8192,8x4096x4096
-  go fp8-m16 120 float8_e4m3 16,32,64,128 48x4096x11008,96x1536x8960
+  run_split_typed fp8-one 90 float8_e4m3 16,32,64 1x3584x3584,1x8192x8192
+  run_split_typed fp8-m 120 float8_e4m3 16,32,64 4x5120x5120,2x2048x8192,8x4096x4096
+  run_split_typed fp8-m16 120 float8_e4m3 16,32,64,128 48x4096x11008,96x1536x8960
 fi
 nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu,power.draw,clocks_event_reasons.active --format=csv > $D/smi-${PART:-a}.txt 2>/dev/null || true
 tar czf $OUT/res.tgz -C $OUT splitk-partial

@@ -14,18 +14,13 @@ export PYTHONUNBUFFERED=1
 D=$OUT/splitk-partial-rows
 mkdir -p $D
 S=1,2,3,4,5,6,8
-go() {  # name deadline dtype block_ms shapes
-  timeout $(( $2 + 30 )) python3 bench/gpu/triton_splitk_harness.py --variants workspace --all-held-out \
-    --block-ms $4 --splits $S --dtype $3 --deadline-s $2 --out $D/$1 --shapes $5 > $D/$1.log 2>&1
-  echo "$1 rc $?"
-  grep "^# [0-9]\|^# elapsed\|deadline\|FAIL\|rror" $D/$1.log | cut -c1-160 | head -12
-}
+. bench/gpu/runs/decode_tiles_run.sh
 nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu,power.draw --format=csv > $D/smi-before.txt
-go one 60 float16 16,32,64 1x4096x6144,1x2048x7168
-go m 60 float16 16,32,64 3x4096x6144,12x5120x13824
-go m16 100 float16 16,32,64,128 16x3072x8192,64x4096x11008,128x1536x8960
-go bf16-m 60 bfloat16 16,32,64 2x2560x10240,8x4096x6144
-go fp8-m 80 float8_e4m3 16,32,64 3x5120x5120,4x2048x7168,6x6144x4096
-go fp8-m16 80 float8_e4m3 16,32,64,128 32x4096x6144,128x2048x7168
+run_split_typed one 60 float16 16,32,64 1x4096x6144,1x2048x7168
+run_split_typed m 60 float16 16,32,64 3x4096x6144,12x5120x13824
+run_split_typed m16 100 float16 16,32,64,128 16x3072x8192,64x4096x11008,128x1536x8960
+run_split_typed bf16-m 60 bfloat16 16,32,64 2x2560x10240,8x4096x6144
+run_split_typed fp8-m 80 float8_e4m3 16,32,64 3x5120x5120,4x2048x7168,6x6144x4096
+run_split_typed fp8-m16 80 float8_e4m3 16,32,64,128 32x4096x6144,128x2048x7168
 nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu,power.draw,clocks_event_reasons.active --format=csv > $D/smi.txt
 tar czf $OUT/res.tgz -C $OUT splitk-partial-rows
