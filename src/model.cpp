@@ -184,9 +184,11 @@ TileCosts unstaged_tile_costs(const Device& dev, const TileConfig& cfg, const Ge
   // smooth maximum of order overlap_power (docs/model.md §3).
   {
     const int64_t line = std::max<int64_t>(dev.cache_line_bytes, 1);
+    double short_rows = 0;
     const auto requests = [&](const OperandAccess& o, int64_t rows, int64_t extent) {
       if (o.through_registers) return 0.0;
       t.l2_async_bytes += static_cast<double>(rows * extent * p.elem_bytes());
+      if (extent * p.elem_bytes() < line) short_rows += static_cast<double>(rows);
       return static_cast<double>(rows * ceil_div(extent * p.elem_bytes(), line));
     };
     t.l2_requests =
@@ -208,6 +210,17 @@ TileCosts unstaged_tile_costs(const Device& dev, const TileConfig& cfg, const Ge
     if (p.b_layout == Layout::col && cfg.instr == Instr::wgmma && warpgroups == 1 && u.cols >= 256.0 &&
         !acc.b.through_registers && acc.c.vector_bytes >= kMaxVectorBytes)
       t.l2_stage_bytes *= 1.0 - k.kmajor_wide_unit_saving;
+    // A tile compiled to mma.sync whose copied rows are shorter than a line:
+    // under Nsight Compute a program copying half-line rows draws about 8
+    // bytes a cycle an SM (7.1 to 7.9; full lines 10 to 15) and is SM-bound
+    // where the same bytes in full lines are DRAM-bound
+    // (data/h100-profile-short-rows, data/h100-profile-fp8-wide-mma): each
+    // such row's request busies the SM short_row_request_cycles every step
+    // (docs/model.md §3, "Rows shorter than a line in an mma tile").
+    if (t.mma_tile && k.short_row_request_cycles > 0) {
+      t.short_row_requests = short_rows;
+      t.short_row_us = short_rows * k.short_row_request_cycles / dev.boost_clock_mhz;
+    }
   }
   // Operands that go through registers: their narrow loads (one warp-wide
   // instruction per 32 vectors) cost issue cycles every iteration.
@@ -465,7 +478,10 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   // transpose with another's MMAs (measured: a second block per SM gains
   // nothing, data/h200-triton-v5a, -v29; docs/model.md §3).
   const double mma_transpose_us = mma_us + t.transpose_us;
-  const double busy_us = std::max({mma_transpose_us, t.narrow_us, load_us});
+  // An mma tile's requests of rows shorter than a line busy the SM like its
+  // MMAs and its L2 share (short_row_request_cycles; 0 for any other tile).
+  const double short_us = t.short_row_us;
+  const double busy_us = std::max({mma_transpose_us, t.narrow_us, load_us, short_us});
   const double epilogue_us = k.epilogue_factor * c_tile_bytes / sm_bytes_per_us + narrow_store_us;
   // Programs walking K in step (A of M < 16 rows, repeated in every tile):
   // the resident programs of one K slice request the same lines of A at
@@ -491,7 +507,7 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
     const double jd = static_cast<double>(j);
     // The SM's busiest resource and the round trip overlap imperfectly when
     // close: a smooth maximum of order overlap_power joins them (0: plain).
-    const double busiest = std::max({jd * mma_transpose_us, jd * t.narrow_us, issue_us, jd * load_us});
+    const double busiest = std::max({jd * mma_transpose_us, jd * t.narrow_us, issue_us, jd * load_us, jd * short_us});
     const double period = smooth ? smooth_max_of(*smooth, busiest, chain_us) : std::max(busiest, chain_us);
     // Narrow stores of C (and the epilogue's spill traffic) queue on the SM's
     // load/store path: a program's epilogue waits behind those of the other
@@ -531,16 +547,19 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
     if (knee > 0 && flight_bytes > knee) dram_scale += k.mma_flight_dram_share * (flight_bytes - knee) / knee;
   }
   // A split GEMM's programs stream B from s K slices at once
-  // (split_dram_share; 0 in the shipped family, docs/model.md §6).
-  if (splits) dram_scale += split.model->split_dram_share;
+  // (split_dram_share, docs/model.md §3 "Split-K").
+  const double split_dram = splits ? split.model->split_dram_share : 0.0;
+  dram_scale += split_dram;
   const double dram_us = dram_scale * gemm_dram / (dev.dram_bandwidth_gbps * 1e3);
   // The SMs' time and DRAM's time overlap in part: their Euclidean norm
   // joins them smoothly (the larger one, plus a little of the smaller).
   double time = k.launch_us + std::sqrt(sm_us * sm_us + dram_us * dram_us);
   if (t.spills) time *= k.spill_factor;
   // A round's fp32 partial tiles are stored together at its end
-  // (partial_store_share; 0 in the shipped family, docs/model.md §6).
-  if (splits) time += split.model->partial_store_share * partial_bytes / (dev.dram_bandwidth_gbps * 1e3);
+  // (partial_store_share, docs/model.md §3 "Split-K").
+  const double partial_store_us =
+      splits ? split.model->partial_store_share * partial_bytes / (dev.dram_bandwidth_gbps * 1e3) : 0.0;
+  time += partial_store_us;
   // The reduction kernel follows: it reads the s partial tiles and writes C.
   const double reduce_us =
       splits ? split.model->reduce_launch_us + static_cast<double>(s) * split.model->reduce_split_us +
@@ -565,7 +584,9 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
     d.stages_in_flight = static_cast<int64_t>(in_flight);
     d.mma_rate = t.mma_rate < 1.0f ? k.mma_rate_share : 1.0;  // the double, not the table's float
     const double jd = static_cast<double>(j_round);
-    d.busiest_us = std::max({jd * mma_transpose_us, jd * t.narrow_us, issue_us, jd * load_us});
+    d.busiest_us = std::max({jd * mma_transpose_us, jd * t.narrow_us, issue_us, jd * load_us, jd * short_us});
+    d.short_row_us = short_us;
+    d.short_row_requests = t.short_row_requests;
     d.iteration_us = smooth_max(d.busiest_us, chain_us, k.overlap_power) * step_scale + in_step_us;
     d.step_scale = step_scale;
     d.aligned_rows_share = k.aligned_b_stage_share * aligned_stages;
@@ -578,14 +599,18 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
     d.copy_bytes_per_cycle = t.copy_bytes_per_us / dev.boost_clock_mhz;
     d.copy_warp_scale = t.copy_warp_scale;
     d.dram_scale = dram_scale;
+    d.partial_store_us = partial_store_us;
+    d.split_dram_share = split_dram;
     // The bound of the first round: DRAM if it takes longer than the SMs,
     // else the largest term of a main-loop iteration.
     const double j = static_cast<double>(full_rounds ? b : rest);
     if (dram_us >= sm_us)
       out->bound = TimeBound::dram;
-    else if (chain_us >= std::max(j * std::max(mma_transpose_us, t.narrow_us), issue_us) && chain_us >= j * load_us)
+    else if (chain_us >= std::max(j * std::max(mma_transpose_us, t.narrow_us), issue_us) &&
+             chain_us >= j * std::max(load_us, short_us))
       out->bound = TimeBound::latency;
-    else if (load_us > std::max(mma_transpose_us, t.narrow_us) && j * load_us >= issue_us)
+    else if (std::max(load_us, short_us) > std::max(mma_transpose_us, t.narrow_us) &&
+             j * std::max(load_us, short_us) >= issue_us)
       out->bound = TimeBound::l2;
     else
       out->bound = t.narrow_us > mma_us ? TimeBound::narrow : TimeBound::mma;

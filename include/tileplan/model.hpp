@@ -22,7 +22,10 @@
 //   t_copy  = max(t_load, (block_M+block_N)*block_K*elem_bytes / (copy_bytes_per_cycle * clock)) for a wgmma
 //             tile (one program's stage arrives at most that fast; for an mma tile
 //             mma_copy_bytes_per_cycle * (warps/4)^mma_copy_warp_power), else t_load
-//   period(j) = max(j*t_mma, j*t_narrow, t_mma + t_narrow, j*t_load, (t_copy + L)/in_flight)   j tiles sharing an SM
+//   t_short = for an mma tile, the rows of a stage shorter than a cache line (asynchronously copied;
+//             block_K*elem_bytes < 128 for a K-major operand) * short_row_request_cycles / clock, else 0
+//   period(j) = max(j*t_mma, j*t_narrow, t_mma + t_narrow, j*t_load, j*t_short, (t_copy + L)/in_flight)
+//             j tiles sharing an SM
 //             in_flight = stages-1 (an mma tile allocates stages-1 buffers, since it reads a
 //             stage into registers before its MMAs, and keeps stages-1 in flight), or 1 when an
 //             operand goes through registers
@@ -43,8 +46,8 @@
 // each stores an fp32 partial tile (block_M*block_N*4 bytes) where the plain
 // kernel stores C; DRAM carries s*M*N*4 partial bytes instead of C, its
 // t_dram is scaled by 1 + split_dram_share, and the time adds
-// partial_store_share * s*M*N*4 / DRAM bandwidth (both 0 in the shipped
-// family: docs/model.md §6). Then
+// partial_store_share * s*M*N*4 / DRAM bandwidth (the partial tiles of a
+// round are stored together at its end; docs/model.md §3, "Split-K"). Then
 //   t_reduce = reduce_launch_us + s * reduce_split_us + (s*M*N*4 + M*N*out_bytes) / reduce_gbps      (0 when s = 1)
 #pragma once
 
@@ -98,6 +101,9 @@ struct TileCosts {
   double a_row_copies = 0;  // copies of each of A's rows in its tile where they repeat (block_M / M; M < 16), else 0
   double l2_requests = 0;     // their L2 read requests (one per line a row touches)
   double l2_stage_bytes = 0;  // what a stage costs L2: its bytes and its requests (l2_request_bytes each), joined
+  double short_row_requests = 0;  // an mma tile's: its copied rows shorter than a line, one request each a step
+                                  // (0 for other tiles or where short_row_request_cycles is 0)
+  double short_row_us = 0;        // their time busy on the SM a step: requests * short_row_request_cycles / clock
   double c_tile_bytes = 0;  // output bytes of one tile
   double copy_bytes_per_us = 0;  // the most a stage's copies arrive at for one program (copy_bytes_per_cycle; mma tiles mma_copy_bytes_per_cycle), 0: no cap
   double copy_warp_scale = 1;    // of that cap, an mma tile's (warps / 4)^mma_copy_warp_power; 1 otherwise
@@ -108,7 +114,7 @@ struct TileCosts {
 // main-loop iteration (K step) of that round, and how the SMs' time and
 // DRAM's join. Times in microseconds.
 //   time_us = (launch_us + sqrt(sm_us² + dram_us²)) · (spill_factor if the
-//             kernel spills unpriced) + reduce_us
+//             kernel spills unpriced) + partial_store_us + reduce_us
 struct TimeTerms {
   int64_t programs_per_sm = 0;  // on the busiest SM: ceil(programs / SMs)
   int64_t round_programs = 0;   // j: the programs sharing the SM in the first round
@@ -116,6 +122,8 @@ struct TimeTerms {
   double mma_us = 0;            // one program's MMAs of one iteration (tf32: and B's on-chip transpose)
   double narrow_us = 0;         // its narrow loads of operands through registers (their spills, L1 misses)
   double load_us = 0;           // its stage from L2, at the SM's share of the L2 bandwidth
+  double short_row_us = 0;      // an mma tile's requests of rows shorter than a line, a step (short_row_request_cycles)
+  double short_row_requests = 0;  // those requests: the stage's copied rows shorter than a line
   double round_trip_us = 0;     // the pipeline's round trip exposed per iteration (latency over the stages in flight)
   int64_t stages_in_flight = 0;  // the stages a program's copies keep in flight: stages - 1 (at most k_steps, at least 1)
   double mma_rate = 1;          // the share of the device's tensor rate its MMAs reach: mma_rate_share for an mma tile
@@ -134,8 +142,10 @@ struct TimeTerms {
                                 // takes the larger of it and load_us
   double copy_bytes_per_cycle = 0;  // that cap, bytes a cycle (0: none)
   double copy_warp_scale = 1;   // of the cap, an mma tile's (warps / 4)^mma_copy_warp_power; 1 otherwise
-  double dram_scale = 1;        // DRAM's time's factor: 1, or for an mma tile past mma_flight_knee_kb
-                                // 1 + mma_flight_dram_share x (flight_bytes - knee) / knee
+  double dram_scale = 1;        // DRAM's time's factor: 1, plus for an mma tile past mma_flight_knee_kb
+                                // mma_flight_dram_share x (flight_bytes - knee) / knee, plus a split's split_dram_share
+  double split_dram_share = 0;  // of dram_scale, a split's share (split_dram_share; 0 unsplit)
+  double partial_store_us = 0;  // a split's partial stores at the round's end: partial_store_share x s*M*N*4 / DRAM bandwidth
 };
 
 struct Prediction {

@@ -100,11 +100,13 @@ void prediction_json(std::string& s, const Verdict& v, bool terms) {
                                "\"stages_in_flight\":{},\"busiest_us\":{},\"iteration_us\":{},\"step_scale\":{},"
                                "\"aligned_rows_share\":{},\"epilogue_us\":{},\"launch_us\":{},\"sm_us\":{},\"dram_us\":{},"
                                "\"flight_bytes\":{},\"dram_scale\":{},\"copy_us\":{},\"copy_bytes_per_cycle\":{},"
-                               "\"copy_warp_scale\":{}}}"),
+                               "\"copy_warp_scale\":{},\"short_row_us\":{},\"short_row_requests\":{},\"split_dram_share\":{},"
+                               "\"partial_store_us\":{}}}"),
                    t.programs_per_sm, t.round_programs, t.k_steps, t.mma_us, t.mma_rate, t.narrow_us, t.load_us,
                    t.round_trip_us, t.stages_in_flight, t.busiest_us, t.iteration_us, t.step_scale, t.aligned_rows_share,
                    t.epilogue_us, t.launch_us, t.sm_us, t.dram_us, t.flight_bytes, t.dram_scale, t.copy_us,
-                   t.copy_bytes_per_cycle, t.copy_warp_scale);
+                   t.copy_bytes_per_cycle, t.copy_warp_scale, t.short_row_us, t.short_row_requests,
+                   t.split_dram_share, t.partial_store_us);
   } else {
     s += ",\"time_terms\":null";
   }
@@ -463,7 +465,7 @@ std::string diagnose_text(const TileReport& r) {
   }
   // An mma tile's bytes in flight per SM past the knee slow DRAM
   // (mma_flight_knee_kb, mma_flight_dram_share; docs/model.md §3).
-  if (has_time(v) && v.time_terms.dram_scale > 1)
+  if (has_time(v) && v.time_terms.dram_scale - v.time_terms.split_dram_share > 1)
     fmt::format_to(o,
                    "   bytes in flight         {:.1f} KB per SM ({} program{} x {} stages x {:.1f} KB): DRAM's time "
                    "x{:.3f}, as an mma tile's kernel draws DRAM less efficiently past the knee\n",
@@ -472,7 +474,21 @@ std::string diagnose_text(const TileReport& r) {
                    v.time_terms.flight_bytes /
                        static_cast<double>(std::max<int64_t>(v.time_terms.round_programs * v.time_terms.stages_in_flight, 1)) /
                        1024.0,
-                   v.time_terms.dram_scale);
+                   v.time_terms.dram_scale - v.time_terms.split_dram_share);
+  // A split GEMM streams B from split_k K slices at once (split_dram_share).
+  if (has_time(v) && v.time_terms.split_dram_share > 0)
+    fmt::format_to(o, "   split's DRAM            its programs stream B from {} K slices at once: DRAM's time +{:.0f}%\n",
+                   c.split_k, v.time_terms.split_dram_share * 100.0);  // An mma tile's copied rows shorter than a line: each request busies the
+  // SM (short_row_request_cycles, docs/model.md §3).
+  if (has_time(v) && v.time_terms.short_row_us > 0)
+    fmt::format_to(o,
+                   "   rows under a line       an mma tile's copied rows shorter than a {}-byte line busy the SM "
+                   "{:.3f} us a step ({:.0f} requests){}\n",
+                   d.cache_line_bytes, v.time_terms.short_row_us, v.time_terms.short_row_requests,
+                   v.time_terms.short_row_us * static_cast<double>(v.time_terms.round_programs) >=
+                           v.time_terms.busiest_us
+                       ? ": the SM's busiest resource"
+                       : "");
   // B's rows 16-byte aligned in a spilling kernel: each stage beyond two
   // costs a share of every step (aligned_b_stage_share, docs/model.md §3).
   if (has_time(v) && v.time_terms.aligned_rows_share > 0)
@@ -512,6 +528,10 @@ std::string diagnose_text(const TileReport& r) {
   if (has_time(v) && r.measured_space && !in_space(*r.measured_space, c))
     fmt::format_to(o, "   extrapolated            the tile is outside the space family {} was measured on: its "
                       "prediction is not validated\n", r.family);
+  if (has_time(v) && v.time_terms.partial_store_us > 0)
+    fmt::format_to(o, "   partial stores          {:.2f} us after the SMs and DRAM (split_k {} fp32 partial tiles "
+                      "stored at the round's end)\n",
+                   v.time_terms.partial_store_us, c.split_k);
   if (has_time(v) && v.reduce_us > 0)
     fmt::format_to(o, "   of which the reduction  {:.1f} us (split_k {} fp32 partial tiles summed into C)\n",
                    v.reduce_us, c.split_k);

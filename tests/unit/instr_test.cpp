@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "../../src/detail.hpp"
@@ -204,6 +205,63 @@ TEST(Instr, MmaTiles_ReachAShareOfTheTensorRate) {
       << above.error().message;
 }
 
+// An mma tile whose copied rows are shorter than a cache line (a K-major
+// operand with block_K x element size < 128 bytes): each such row is a
+// request a step that busies the SM short_row_request_cycles (read off
+// data/h100-profile-short-rows: 64-byte rows at about 7.5 bytes a cycle an
+// SM). Rows of a full line, and wgmma tiles, are not priced by it.
+TEST(Instr, MmaTiles_RowsShorterThanALine_BusyTheSm) {
+  const KernelFamily& f = default_family();
+  const TimeConstants k = time_for(f, DType::float8_e4m3);
+  EXPECT_EQ(k.short_row_request_cycles, 8.5);
+  const Device dev = *find_device("h100-sxm");
+  const GemmProblem fp8{.m = 1, .n = 8192, .k = 8192, .dtype = DType::float8_e4m3, .b_layout = Layout::col};
+  const auto terms = [&](const GemmProblem& p, const TileConfig& cfg) {
+    const Verdict v = diagnose(p, dev, cfg, Model::calibrated).value();
+    EXPECT_TRUE(v.predicted);
+    return v;
+  };
+  // 16x256x64 fp8: A's 16 rows and B's 256 K-major rows are 64 bytes each.
+  const Verdict half = terms(fp8, {16, 256, 64, 5, 128, Instr::mma, 4});
+  EXPECT_EQ(half.time_terms.short_row_requests, 16.0 + 256.0);
+  EXPECT_NEAR(half.time_terms.short_row_us, 272.0 * 8.5 / dev.boost_clock_mhz, 1e-12);
+  // It is that tile's busiest resource: the step runs at its pace.
+  EXPECT_GT(half.time_terms.short_row_us, std::max(half.time_terms.mma_us, half.time_terms.load_us));
+  EXPECT_DOUBLE_EQ(half.time_terms.busiest_us, half.time_terms.short_row_us);
+  // block_K 128: every row is a full line.
+  const Verdict full = terms(fp8, {16, 256, 128, 5, 128, Instr::mma, 4});
+  EXPECT_EQ(full.time_terms.short_row_requests, 0.0);
+  EXPECT_EQ(full.time_terms.short_row_us, 0.0);
+  // fp16 with B N-major: only A's rows (32 x 2 bytes) are short; B's rows are 512 bytes.
+  const GemmProblem fp16{.m = 1, .n = 8192, .k = 8192};
+  EXPECT_EQ(terms(fp16, {16, 256, 32, 5, 128, Instr::mma, 4}).time_terms.short_row_requests, 16.0);
+  // With B K-major the same tile has B's 256 rows of 64 bytes too.
+  GemmProblem kmajor = fp16;
+  kmajor.b_layout = Layout::col;
+  EXPECT_EQ(terms(kmajor, {16, 256, 32, 5, 128, Instr::mma, 4}).time_terms.short_row_requests, 272.0);
+  // A wgmma tile with the same rows is not priced by it.
+  EXPECT_EQ(terms(fp8, {64, 256, 64, 4, 128, Instr::wgmma, 4}).time_terms.short_row_requests, 0.0);
+  // Without the constant (a family file that lacks it reads 0) the half-line
+  // tile is faster; the full-line one is priced the same.
+  Result<KernelFamily> without = test::family_file_without("short_row_request_cycles");
+  ASSERT_TRUE(without.ok()) << without.error().message;
+  EXPECT_EQ(without.value().time.short_row_request_cycles, 0.0);
+  const Result<Prediction> h0 = predict(dev, fp8, {16, 256, 64, 5, 128, Instr::mma, 4}, 1, false, without.value());
+  const Result<Prediction> f0 = predict(dev, fp8, {16, 256, 128, 5, 128, Instr::mma, 4}, 1, false, without.value());
+  ASSERT_TRUE(h0.ok() && f0.ok());
+  EXPECT_EQ(h0->terms.short_row_us, 0.0);
+  EXPECT_LT(h0->time_us, half.predicted_us);
+  EXPECT_NEAR(f0->time_us, full.predicted_us, 1e-9);
+  // Hostile values are refused, naming the constant.
+  for (double bad : {-1.0, std::nan(""), std::numeric_limits<double>::infinity(), 1e10}) {
+    KernelFamily b = default_family();
+    b.time.short_row_request_cycles = bad;
+    const Status e = check_family(b);
+    ASSERT_FALSE(e.ok()) << bad;
+    EXPECT_EQ(e.error().param, "short_row_request_cycles") << bad;
+  }
+}
+
 // An mma tile's kernel whose busiest SM holds more bytes in flight than
 // mma_flight_knee_kb draws DRAM less efficiently: DRAM's time grows by
 // mma_flight_dram_share per knee past it (fitted: python3
@@ -223,6 +281,8 @@ TEST(Instr, MmaTiles_BytesInFlightPastTheKnee_SlowDram) {
     return v.time_terms;
   };
   const double knee = k.mma_flight_knee_kb * 1024.0;
+  // A split's own share of DRAM's time (split_dram_share) comes on top.
+  const double split = f.split_k->constants.split_dram_share;
   // 16x128x64 split 2 (80 programs, 18 KB a stage): 2 stages in flight are
   // below the knee, 4 past it.
   const TimeTerms below = terms({16, 128, 64, 3, 128, Instr::mma, 2});
@@ -231,15 +291,16 @@ TEST(Instr, MmaTiles_BytesInFlightPastTheKnee_SlowDram) {
   EXPECT_EQ(below.stages_in_flight, 2);
   EXPECT_DOUBLE_EQ(below.flight_bytes, 2.0 * 144 * 64 * 2);
   EXPECT_LT(below.flight_bytes, knee);
-  EXPECT_EQ(below.dram_scale, 1.0);
+  EXPECT_EQ(below.dram_scale, 1.0 + split);
+  EXPECT_EQ(below.split_dram_share, split);
   EXPECT_DOUBLE_EQ(past.flight_bytes, 4.0 * 144 * 64 * 2);
-  EXPECT_NEAR(past.dram_scale, 1.0 + k.mma_flight_dram_share * (past.flight_bytes - knee) / knee, 1e-12);
-  EXPECT_GT(past.dram_scale, 1.0);
-  EXPECT_NEAR(past.dram_us / below.dram_us, past.dram_scale, 1e-9);  // the same bytes
+  EXPECT_NEAR(past.dram_scale, 1.0 + split + k.mma_flight_dram_share * (past.flight_bytes - knee) / knee, 1e-12);
+  EXPECT_GT(past.dram_scale, 1.0 + split);
+  EXPECT_NEAR(past.dram_us / below.dram_us, past.dram_scale / below.dram_scale, 1e-9);  // the same bytes
   // A wgmma tile with more bytes in flight keeps DRAM's plain time.
   const TimeTerms wgmma = terms({64, 256, 64, 5, 128, Instr::wgmma, 2});
   EXPECT_GT(wgmma.flight_bytes, knee);
-  EXPECT_EQ(wgmma.dram_scale, 1.0);
+  EXPECT_EQ(wgmma.dram_scale, 1.0 + split);
   // A family file without the two constants reads 0: not priced.
   for (const char* name : {"mma_flight_knee_kb", "mma_flight_dram_share"}) {
     Result<KernelFamily> without = test::family_file_without(name);
@@ -250,7 +311,7 @@ TEST(Instr, MmaTiles_BytesInFlightPastTheKnee_SlowDram) {
     const TileConfig cfg{16, 128, 64, 5, 128, Instr::mma, 2};
     const Result<Prediction> r = predict(dev, q, cfg, 1, false, without.value());
     ASSERT_TRUE(r.ok()) << r.error().message;
-    EXPECT_EQ(r.value().terms.dram_scale, 1.0) << name;
+    EXPECT_EQ(r.value().terms.dram_scale, 1.0 + split) << name;
   }
 }
 

@@ -248,7 +248,8 @@ TEST(Predict, TimeTerms_AddUpToThePredictedTime) {
     const TimeConstants k = time_for(f, c.p.dtype);
     const double factor =
         v.spills && !(v.spilled_registers > 0 && k.spill_access_cycles > 0) ? k.spill_factor : 1.0;
-    EXPECT_NEAR(v.predicted_us, (t.launch_us + std::hypot(t.sm_us, t.dram_us)) * factor + v.reduce_us,
+    EXPECT_NEAR(v.predicted_us,
+                (t.launch_us + std::hypot(t.sm_us, t.dram_us)) * factor + t.partial_store_us + v.reduce_us,
                 1e-9 * v.predicted_us)
         << c.p.m << "x" << c.p.n << "x" << c.p.k;
     EXPECT_EQ(t.launch_us, k.launch_us);
@@ -258,16 +259,31 @@ TEST(Predict, TimeTerms_AddUpToThePredictedTime) {
     EXPECT_GE(t.round_programs, 1);
     EXPECT_LE(t.round_programs, v.blocks_per_sm);
     const double j = static_cast<double>(t.round_programs);
-    EXPECT_GE(t.busiest_us, std::max({j * t.mma_us, j * t.narrow_us, j * t.load_us}) - 1e-12);
+    EXPECT_GE(t.busiest_us, std::max({j * t.mma_us, j * t.narrow_us, j * t.load_us, j * t.short_row_us}) - 1e-12);
+    // An mma tile's rows shorter than a line: each request short_row_request_cycles a step.
+    EXPECT_NEAR(t.short_row_us, t.short_row_requests * k.short_row_request_cycles / h200().boost_clock_mhz, 1e-12);
+    if (c.cfg.instr != Instr::mma) {
+      EXPECT_EQ(t.short_row_requests, 0.0);
+    }
     EXPECT_GE(t.iteration_us, std::max(t.busiest_us, t.round_trip_us) - 1e-12);
     // The busiest SM runs its programs' K steps at least once over.
     EXPECT_GE(t.sm_us, static_cast<double>(t.k_steps) * t.iteration_us * 0.999);
     EXPECT_DOUBLE_EQ(t.dram_us, t.dram_scale * v.dram_bytes / (h200().dram_bandwidth_gbps * 1e3));
-    // DRAM's factor: 1 but for an mma tile past the knee of bytes in flight per SM.
+    // DRAM's factor: 1, plus for an mma tile past the knee of bytes in
+    // flight per SM, plus a split's share; a split's partial stores after.
     const double knee = k.mma_flight_knee_kb * 1024.0;
-    EXPECT_DOUBLE_EQ(t.dram_scale, c.cfg.instr == Instr::mma && t.flight_bytes > knee
-                                       ? 1.0 + k.mma_flight_dram_share * (t.flight_bytes - knee) / knee
-                                       : 1.0);
+    const SplitKConstants& sc = f.split_k->constants;
+    const bool split = c.cfg.split_k > 1;
+    EXPECT_DOUBLE_EQ(t.dram_scale, (c.cfg.instr == Instr::mma && t.flight_bytes > knee
+                                        ? 1.0 + k.mma_flight_dram_share * (t.flight_bytes - knee) / knee
+                                        : 1.0) +
+                                       (split ? sc.split_dram_share : 0.0));
+    EXPECT_EQ(t.split_dram_share, split ? sc.split_dram_share : 0.0);
+    EXPECT_NEAR(t.partial_store_us,
+                split ? sc.partial_store_share * static_cast<double>(c.cfg.split_k) * static_cast<double>(c.p.m) *
+                            static_cast<double>(c.p.n) * 4.0 / (h200().dram_bandwidth_gbps * 1e3)
+                      : 0.0,
+                1e-12);
     EXPECT_NEAR(t.flight_bytes,
                 j * static_cast<double>(t.stages_in_flight) * (c.cfg.block_m + c.cfg.block_n) * c.cfg.block_k *
                     c.p.elem_bytes(),
