@@ -21,7 +21,8 @@ def script(*args):
 
 
 def test_the_fit_reproduces_the_family_s_constant():
-    p = script()
+    # Fitted on the family of its day (data/archive/README.md).
+    p = script("--family-file", ROOT / "data/archive/triton-before-split-overrun.json")
     assert p.returncode == 0, p.stderr
     c = json.loads((ROOT / "data/families/triton.json").read_text())["time"]["constants"]
     power = c["mma_copy_warp_power"]["value"]
@@ -39,8 +40,16 @@ def test_the_fit_reproduces_the_family_s_constant():
     assert float(h_after.split(" / ")[0]) < float(h_before.split(" / ")[0]) - 0.003
 
 
+BEFORE = ROOT / "data/archive/triton-before-split-overrun.json"
+
+
+def today_row(name, s):
+    return f"| {name}, today's family | {s['top1_geomean']:.3f} / {s['top1_worst']:.3f} | {s['top5_geomean']:.3f} |"
+
+
 def test_the_fresh_warps_set_scores_as_its_readme_says():
-    d = cli_json("validate", *[WARPS / x for x in PARTS])
+    # As judged, with the family of its day; then today's family.
+    d = cli_json("validate", *[WARPS / x for x in PARTS], "--family-file", BEFORE)
     assert d["device"] == "h100-sxm"
     s = d["summary"]["calibrated"]
     assert s["shapes"] == 15
@@ -52,15 +61,22 @@ def test_the_fresh_warps_set_scores_as_its_readme_says():
         assert split["calibration"] == []
     # Its picks with 8 warps: 4 (1 before the term; the measured best has 8 on 5 of the 15).
     assert sum("_w8_" in x["calibrated"]["top1_key"] for x in d["shapes"]) >= 3
+    today = cli_json("validate", *[WARPS / x for x in PARTS])["summary"]["calibrated"]
+    assert today_row("warps", today) in readme, today_row("warps", today)
 
 
 def test_the_second_fresh_set_scores_as_its_readme_says():
     warps2 = ROOT / "data/h100-triton-splitk-bm16-warps2"
     readme = (warps2 / "README.md").read_text()
-    s = cli_json("validate", *[warps2 / x for x in PARTS])["summary"]["calibrated"]
+    s = cli_json("validate", *[warps2 / x for x in PARTS], "--family-file", BEFORE)["summary"]["calibrated"]
     assert s["shapes"] == 14
     assert f"| warps2 | {s['top1_geomean']:.3f} / {s['top1_worst']:.3f} | {s['top5_geomean']:.3f} |" in readme
-    both = cli_json("validate", *[d / x for d in (WARPS, warps2) for x in PARTS])["summary"]["calibrated"]
+    today = cli_json("validate", *[warps2 / x for x in PARTS])["summary"]["calibrated"]
+    assert today_row("warps2", today) in readme, today_row("warps2", today)
+    both_today = cli_json("validate", *[d / x for d in (WARPS, warps2) for x in PARTS])["summary"]["calibrated"]
+    assert today_row("warps and warps2 (29)", both_today) in readme
+    both = cli_json("validate", *[d / x for d in (WARPS, warps2) for x in PARTS],
+                    "--family-file", BEFORE)["summary"]["calibrated"]
     assert both["shapes"] == 29
     row = f"| warps and warps2 (29) | **{both['top1_geomean']:.3f} / {both['top1_worst']:.3f}** | **{both['top5_geomean']:.3f}** |"
     assert row in readme, row
