@@ -22,7 +22,9 @@ on the calibration shapes (split.json) of the datasets:
   each): the reduction's cost as the model adds it to the GEMM's.
 
 The constants are written into the family file's "split_k" section, with
-where they came from; every other key of the file is kept as it is. Bad
+where they came from; every other key of the file is kept as it is, and so
+are the split GEMM's own constants of that section (partial_store_share,
+split_dram_share: scripts/fit_split_overrun.py). Bad
 input (a missing dataset, no calibration rows of the kind asked for) is one
 line on stderr and exit status 2.
 
@@ -195,6 +197,12 @@ def main():
     constants = {"reduce_gbps": {"value": gbps}, "reduce_launch_us": {"value": launch_us}}
     if args.per_split:
         constants["reduce_split_us"] = {"value": split_us}
+    # The split GEMM's own constants (partial_store_share, split_dram_share:
+    # scripts/fit_split_overrun.py) are not this fit's: they are kept.
+    old = family.get("split_k") if isinstance(family.get("split_k"), dict) else {}
+    for name, c in (old.get("constants") or {}).items():
+        if name not in ("reduce_gbps", "reduce_launch_us", "reduce_split_us"):
+            constants[name] = c
     family["split_k"] = {"constants": constants, "fitted_on": source, "variant": "workspace"}
     args.family.write_text(json.dumps(family, indent=2) + "\n")
     print(f"reduce_launch_us {launch_us:.3f} us, reduce_split_us {split_us:.3f} us, reduce_gbps {gbps:.1f} GB/s "

@@ -237,15 +237,19 @@ TEST(SplitKCli, Validate_AnySplitFactor_MeetsCommittedThresholds) {
 // splitk-step-fresh2, measured after it was frozen, 24 cases, score 1.045 /
 // 1.300 / 1.007 (the family before 1.058 / 1.300 / 1.008). 58 cases: 1.042
 // / 1.330 / 1.009 (the family before 1.057 / 1.330 / 1.014; by class at
-// most 1.054 geomean, bf16 M = 1, and 1.013 best of top 5). They must keep missing (a fix moves them into the gate above) and
-// must not get worse than measured.
+// most 1.054 geomean, bf16 M = 1, and 1.013 best of top 5). With the
+// split-K overrun terms (the reduction at its marginal cost, partial_store_
+// share, split_dram_share, short_row_request_cycles): 1.031 / 1.119 / 1.008
+// (worst by class fp16 M = 1 1.119; bf16 M = 1 1.115). They must keep
+// missing (a fix moves them into the gate above) and must not get worse
+// than measured.
 TEST(SplitKCli, Validate_DecodeMBelow16_KnownMissStaysBounded) {
   std::string data;
   for (const char* d : {"retime/m", "retime/one", "retime/one-bf16", "g1/m", "g1/one", "g1/one-bf16",
                         "step-fresh/m", "step-fresh/m-bf16", "step-fresh/one", "step-fresh/one-bf16",
                         "step-fresh2/m", "step-fresh2/m-bf16", "step-fresh2/one", "step-fresh2/one-bf16"})
     data += source_path(std::string("data/h200-triton-splitk-") + d) + " ";
-  expect_known_miss(data, "--max-top1-geomean 1.06 --max-top1-worst 1.34 --max-top5-geomean 1.02", 58);
+  expect_known_miss(data, "--max-top1-geomean 1.04 --max-top1-worst 1.13 --max-top5-geomean 1.015", 58);
 }
 
 // fp8 (e4m3, B K-major) decode steps, the first split-K measurements in fp8
@@ -384,15 +388,18 @@ TEST(SplitKCli, Validate_DecodeTiles_Bf16AndFp8_KnownMissStaysBounded) {
 // calibration sets of the bytes-in-flight term (scripts/fit_mma_flight.py):
 // 1.034 / 1.140 / 1.008; fp16 1.032 / 1.140 / 1.005 at 0.988 of cuBLAS,
 // fp8 1.036 / 1.107 / 1.011 at 0.914 (fp8 M = 2 to 12 1.022 -> 1.033:
-// 8x5120x5120 takes 16x64x128 unsplit, 1.107, where split 4 wins). A known
-// miss: it must keep missing and not get worse.
+// 8x5120x5120 takes 16x64x128 unsplit, 1.107, where split 4 wins). With
+// the split-K overrun terms: 1.028 / 1.083 / 1.009, fp16 1.027 / 1.057 at
+// 0.993 of cuBLAS, fp8 1.029 / 1.083 / 1.014 at 0.921 (8x5120x5120 splits
+// 4, 1.021; 1x8192x2048 keeps an unsplit tile, 1.083). A known miss: it
+// must keep missing and not get worse.
 TEST(SplitKCli, Validate_DecodeTiles_Again_KnownMissStaysBounded) {
   std::string data;
   for (const char* d : {"one", "fp8-one", "fp8-m"})
     data += source_path(std::string("data/h200-triton-splitk-bm16-again/") + d) + " ";
   // The bounds hold in every class (fp8 M = 1: 1.040 / 1.083 / 1.006; fp8
   // M = 2 to 12: 1.033 / 1.107 / 1.015).
-  expect_known_miss(data, "--max-top1-geomean 1.045 --max-top1-worst 1.15 --max-top5-geomean 1.02", 20);
+  expect_known_miss(data, "--max-top1-geomean 1.045 --max-top1-worst 1.09 --max-top5-geomean 1.02", 20);
   const DecodeTiles d = decode_tiles(data, [](const json& s) { return s["dtype"] == "float16"; });
   for (const auto& [s, bm] : d.best_block_m) EXPECT_EQ(bm, 16) << s["shape"];
   ASSERT_EQ(d.best_block_m.size(), 20u);
@@ -497,7 +504,10 @@ TEST(SplitKCli, Validate_DecodeTiles_FlightFresh_MeetsThresholdsOverall) {
 // before the term). A known miss: its worst cases are small steps where the
 // reduction of a split is priced 5.2 us and adds 1.8 behind its GEMM
 // (data/h100-profile-lone-program); by class fp16 at M > 1 meets the
-// thresholds (1.010 / 1.027 / 1.002 over 4).
+// thresholds (1.010 / 1.027 / 1.002 over 4). With the split-K overrun
+// terms (the reduction at its marginal cost, fitted on other sets): 1.022
+// / 1.067 / 1.009 at 0.962 (by class at most 1.034 geomean, fp8 M = 1, and
+// 1.014 best of top 5, fp16 M = 1).
 TEST(SplitKCli, Validate_DecodeTiles_WarpsFresh_KnownMiss) {
   std::string data;
   for (const char* set : {"warps", "warps2"})
@@ -510,7 +520,7 @@ TEST(SplitKCli, Validate_DecodeTiles_WarpsFresh_KnownMiss) {
   EXPECT_GE(d.cublas_over_pick, 0.95);  // measured 0.959
   // Bounds per class: fp16 at M = 1 1.039 / 1.103 / 1.015, fp8 at M = 1
   // 1.038 / 1.089 / 1.013, bf16 at M > 1 best of top 5 1.014.
-  expect_known_miss(data, "--max-top1-geomean 1.04 --max-top1-worst 1.11 --max-top5-geomean 1.016", 29);
+  expect_known_miss(data, "--max-top1-geomean 1.04 --max-top1-worst 1.08 --max-top5-geomean 1.016", 29);
   const CliResult r = run_cli("validate " + data + "--class float16:rr:mNK " +
                               "--max-top1-geomean 1.03 --max-top1-worst 1.10 --max-top5-geomean 1.01");
   EXPECT_EQ(r.status, 0) << r.out << r.err;
