@@ -8,8 +8,8 @@
 # fp8 (B K-major), chosen before measuring: most where the family before and
 # after the change pick differently on an H100, the rest where they agree.
 # block_M 16 to 64 (to 128 from M = 16), split 1 to 8 with 3, 5 and 6, cuBLAS
-# in the same run. PART a: fp16 and bf16; b: fp8 and two more. Nothing is
-# fitted on it.
+# in the same run. PART one: ten of them in one call (fp16, bf16, fp8);
+# PART a: fp16 and bf16; b: fp8 and one more. Nothing is fitted on it.
 set -u
 export PYTHONUNBUFFERED=1
 D=$OUT/splitk-frozen
@@ -17,7 +17,14 @@ mkdir -p $D
 S=1,2,3,4,5,6,8
 . bench/gpu/runs/decode_tiles_run.sh
 nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu,power.draw --format=csv > $D/smi-before-${PART:-a}.txt
-if [[ ${PART:-a} == a ]]; then
+if [[ ${PART:-a} == one ]]; then
+  run_split_typed m 70 float16 16,32,64 4x8192x28672,8x9216x2304
+  run_split_typed m16 90 float16 16,32,64,128 128x3584x14336,16x5120x14336
+  run_split_typed bf16-m16 60 bfloat16 16,32,64,128 32x5120x14336,128x2048x8192
+  run_split_typed fp8-one 60 float8_e4m3 16,32,64 1x2048x11008,1x8192x28672
+  run_split_typed fp8-m 40 float8_e4m3 16,32,64 4x2048x8192
+  run_split_typed fp8-m16 40 float8_e4m3 16,32,64,128 128x2048x8192
+elif [[ ${PART:-a} == a ]]; then
   run_split_typed one 60 float16 16,32,64 1x5120x17920
   run_split_typed m 90 float16 16,32,64 4x8192x28672,8x9216x2304
   run_split_typed m16 130 float16 16,32,64,128 128x3584x14336,16x5120x14336,32x2048x11008,64x5120x17920
