@@ -527,6 +527,32 @@ TEST(SplitKCli, Validate_DecodeTiles_WarpsFresh_KnownMiss) {
   EXPECT_NE(r.out.find("shapes 4:"), std::string::npos) << r.out;
 }
 
+// Fresh tile-starved shapes measured after the split-K overrun terms were
+// frozen (the reduction at its marginal cost, partial_store_share,
+// split_dram_share, short_row_request_cycles): data/h100-triton-splitk-
+// frozen, 19 decoder projections in fp16, bf16 and fp8 e4m3 (M = 1 to 128),
+// thirteen where the family before and today's pick differently, on an
+// H100. 1.031 / 1.107 / 1.005 (the family before 1.027 / 1.347 / 1.006).
+// fp16 and bf16 meet the committed thresholds in every class (at most
+// 1.025 / 1.046 / 1.003); fp8 is a known miss: steps at M <= 4 take
+// 16x128x128 split 8 where 16x64x128 split 4 or 5 wins (4x2048x8192 1.107).
+TEST(SplitKCli, Validate_FrozenFresh_16BitMeetsThresholdsAndFp8IsAKnownMiss) {
+  std::string data;
+  for (const char* d : {"m", "m16", "m16b", "one", "bf16-m16", "bf16-m16b", "bf16-one", "fp8-one", "fp8-m", "fp8-mb",
+                        "fp8-m16", "fp8-m16b"})
+    data += source_path(std::string("data/h100-triton-splitk-frozen/") + d) + " ";
+  const json j = split_json("validate " + data);
+  EXPECT_EQ(j["device"], "h100-sxm");
+  EXPECT_EQ(j["summary"]["calibrated"]["shapes"], 19);
+  const CliResult r =
+      run_cli("validate " + data + "--class float16:rr:mNK,float16:rr:MNK,float16:rr:1NK,bfloat16:rr:MNK,bfloat16:rr:1NK " +
+              "--max-top1-geomean 1.03 --max-top1-worst 1.10 --max-top5-geomean 1.01");
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("shapes 11:"), std::string::npos) << r.out;
+  expect_known_miss(data + "--class float8_e4m3:rc:1NK,float8_e4m3:rc:mNK,float8_e4m3:rc:MNK",
+                    "--max-top1-geomean 1.07 --max-top1-worst 1.11 --max-top5-geomean 1.02", 8);
+}
+
 TEST(SplitKCli, AutoInstr_PicksA16RowMmaTileAtOneToken) {
   const json j = split_json("tile --m 1 --n 14336 --k 3584 --split-k 1,2,4,8 --topk 3");
   EXPECT_EQ(j["problem"]["instr"], "auto");
