@@ -1,7 +1,8 @@
 """fp8 16-row tiles under Nsight Compute (data/h100-profile-fp8-wide-mma):
 the README's table is what the probe's files and `tileplan tile --diagnose`
 say, the PTX counts name the MMA the tiles compile to, and the probe's
-counter finds the instructions it names."""
+counter finds the instructions it names; likewise the short-rows and
+wide-rows profiles' tables (data/h100-profile-short-rows, -wide-rows)."""
 
 import importlib.util
 import json
@@ -108,3 +109,37 @@ def test_half_line_rows_bind_where_full_lines_do_not():
     short = ncu.pop("16x256x32_s5_w4_k4")
     assert short > 1.25 * max(ncu.values())  # 67.4 us against at most 52.6 with rows of 128 bytes or more
     assert nmajor["16x256x32_s5_w4_k4"] < 1.05 * nmajor["16x128x64_s5_w4_k2"]  # N-major: the same tile is not slow
+
+
+WIDE = ROOT / "data/h100-profile-wide-rows"
+
+
+def test_wide_rows_readme_is_what_the_files_and_the_model_say():
+    readme = (WIDE / "README.md").read_text()
+    seen, gemm = 0, {}
+    for kind, dtype, b_layout in (("fp16", "float16", "row"), ("fp8", "float8_e4m3", "col")):
+        probe = {json.loads(x)["key"]: json.loads(x) for x in (WIDE / kind / "probe.jsonl").read_text().splitlines()}
+        for line in (WIDE / kind / "ncu.jsonl").read_text().splitlines():
+            n = json.loads(line)
+            key, r = n["key"], probe[n["key"]]
+            assert r["rel_err"] < 1e-4 and r["n_nan"] == 0 and r["n_programs"] == 128, key
+            row = next(x for x in readme.splitlines() if x.startswith(f"| {kind} | {key} |"))
+            cells = [c.strip() for c in row.split("|")[3:-1]]
+            tile, rest = key.split("_s")
+            bm, bn, bk = tile.split("x")
+            stages, warps, split = rest.replace("w", "").replace("k", "").split("_")
+            model = cli_json("tile", "--m", "4", "--n", "8192", "--k", "8192", "--dtype", dtype, "--b-layout", b_layout,
+                             "--device", "h100-sxm", "--diagnose", "--block-m", bm, "--block-n", bn, "--block-k", bk,
+                             "--stages", stages, "--threads", str(32 * int(warps)), "--split-k", split)["candidates"][0]
+            assert cells[1] == f"{r['ms'] * 1e3:.1f}" and cells[2] == f"{r['gemm_ms'] * 1e3:.1f}", key
+            assert cells[3] == f"{number(n['gpu__time_duration.sum']) / 1e3:.1f}", key
+            assert cells[4] == f"{number(n['dram__throughput.avg.pct_of_peak_sustained_elapsed']):.1f}", key
+            assert cells[7] == f"{model['predicted_us'] - model['reduce_us']:.1f} / {model['predicted_us']:.1f}", key
+            gemm[(kind, bn)] = (r["gemm_ms"] * 1e3, model["predicted_us"] - model["reduce_us"])
+            seen += 1
+    assert seen == 6
+    # The widths tie (within 1.5 us a type); in fp16 the model prices the wide splits over the 64-wide tile.
+    for kind in ("fp16", "fp8"):
+        times = [gemm[(kind, bn)][0] for bn in ("64", "128", "256")]
+        assert max(times) - min(times) < 2.5, (kind, times)
+    assert gemm[("fp16", "256")][1] > 1.15 * gemm[("fp16", "64")][1]
