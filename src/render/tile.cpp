@@ -465,7 +465,8 @@ std::string diagnose_text(const TileReport& r) {
   }
   // An mma tile's bytes in flight per SM past the knee slow DRAM
   // (mma_flight_knee_kb, mma_flight_dram_share; docs/model.md §3).
-  if (has_time(v) && v.time_terms.dram_scale - v.time_terms.split_dram_share > 1)
+  // (The split's share is subtracted back out: 1e-9 keeps its rounding from showing the line.)
+  if (has_time(v) && v.time_terms.dram_scale - v.time_terms.split_dram_share > 1 + 1e-9)
     fmt::format_to(o,
                    "   bytes in flight         {:.1f} KB per SM ({} program{} x {} stages x {:.1f} KB): DRAM's time "
                    "x{:.3f}, as an mma tile's kernel draws DRAM less efficiently past the knee\n",
@@ -478,7 +479,8 @@ std::string diagnose_text(const TileReport& r) {
   // A split GEMM streams B from split_k K slices at once (split_dram_share).
   if (has_time(v) && v.time_terms.split_dram_share > 0)
     fmt::format_to(o, "   split's DRAM            its programs stream B from {} K slices at once: DRAM's time +{:.0f}%\n",
-                   c.split_k, v.time_terms.split_dram_share * 100.0);  // An mma tile's copied rows shorter than a line: each request busies the
+                   c.split_k, v.time_terms.split_dram_share * 100.0);
+  // An mma tile's copied rows shorter than a line: each request busies the
   // SM (short_row_request_cycles, docs/model.md §3).
   if (has_time(v) && v.time_terms.short_row_us > 0)
     fmt::format_to(o,

@@ -94,6 +94,25 @@ TEST(SplitKCli, DiagnoseSaysWhetherASplitPays) {
   EXPECT_NE(split.out.find("split_k 4"), std::string::npos) << split.out;
   EXPECT_NE(split.out.find("of which the reduction"), std::string::npos) << split.out;
   EXPECT_NE(split.out.find("programs (16 tiles x split_k 4)"), std::string::npos) << split.out;
+  // The split GEMM's overrun terms: its DRAM share and its partial stores
+  // (512*512*4 fp32 bytes x 4 = 4.19 MB at the H200's 4.8 TB/s: 0.87 us);
+  // a wgmma tile's bytes in flight are not priced, so no such line.
+  EXPECT_NE(split.out.find("   split's DRAM            its programs stream B from 4 K slices at once: DRAM's time +10%"),
+            std::string::npos)
+      << split.out;
+  EXPECT_NE(split.out.find("   partial stores          0.87 us after the SMs and DRAM (split_k 4"), std::string::npos)
+      << split.out;
+  EXPECT_EQ(split.out.find("bytes in flight"), std::string::npos) << split.out;
+  const json st = split_json("tile --diagnose --m 512 --n 512 --k 16384 --split-k 4" + tile)["candidates"][0]["time_terms"];
+  EXPECT_DOUBLE_EQ(st["split_dram_share"].get<double>(), 0.1);
+  EXPECT_NEAR(st["dram_scale"].get<double>(), 1.1, 1e-12);
+  EXPECT_NEAR(st["partial_store_us"].get<double>(), 4.0 * 512 * 512 * 4 / 4.8e6, 1e-9);
+  // Unsplit: neither term, nor its lines.
+  const json un = split_json("tile --diagnose --m 512 --n 512 --k 16384" + tile)["candidates"][0]["time_terms"];
+  EXPECT_EQ(un["split_dram_share"].get<double>(), 0.0);
+  EXPECT_EQ(un["partial_store_us"].get<double>(), 0.0);
+  EXPECT_EQ(starved.out.find("partial stores"), std::string::npos) << starved.out;
+  EXPECT_EQ(starved.out.find("split's DRAM"), std::string::npos) << starved.out;
   // A factor other than a power of two: 128x256 tiles on 256x5120 are 40; 3
   // splits make 120 programs on 132 SMs, 4 make 160, a second wave
   // (data/h200-triton-splitk-any measured split 3 fastest there).
@@ -101,6 +120,28 @@ TEST(SplitKCli, DiagnoseSaysWhetherASplitPays) {
                                 "--block-k 64 --stages 4 --threads 256");
   ASSERT_EQ(odd.status, 0) << odd.err;
   EXPECT_NE(odd.out.find("pays: split_k 3 predicted"), std::string::npos) << odd.out;
+}
+
+// An mma tile whose copied rows are shorter than a line: fp8 16x256x64 (A's
+// 16 and B's 256 K-major rows of 64 bytes) says so, in text and JSON; block_K
+// 128 (full lines) does not.
+TEST(SplitKCli, DiagnoseShowsAnMmaTilesRowsShorterThanALine) {
+  const std::string fp8 = "tile --diagnose --m 1 --n 8192 --k 8192 --dtype float8_e4m3 --b-layout col --device h100-sxm "
+                          "--block-m 16 --block-n 256 --stages 5 --threads 128 --split-k 4 --block-k ";
+  const CliResult half = run_cli(fp8 + "64");
+  ASSERT_EQ(half.status, 0) << half.err;
+  EXPECT_NE(half.out.find("   rows under a line       an mma tile's copied rows shorter than a 128-byte line busy the SM "
+                          "1.168 us a step (272 requests): the SM's busiest resource"),
+            std::string::npos)
+      << half.out;
+  const json t = split_json(fp8 + "64")["candidates"][0]["time_terms"];
+  EXPECT_EQ(t["short_row_requests"].get<double>(), 272.0);
+  EXPECT_NEAR(t["short_row_us"].get<double>(), 272 * 8.5 / 1980.0, 1e-12);
+  EXPECT_DOUBLE_EQ(t["busiest_us"].get<double>(), t["short_row_us"].get<double>());
+  const CliResult full = run_cli(fp8 + "128");
+  ASSERT_EQ(full.status, 0) << full.err;
+  EXPECT_EQ(full.out.find("rows under a line"), std::string::npos) << full.out;
+  EXPECT_EQ(split_json(fp8 + "128")["candidates"][0]["time_terms"]["short_row_us"].get<double>(), 0.0);
 }
 
 TEST(SplitKCli, SplitBeyondEveryKTileIsAC4FailureInASweep) {
