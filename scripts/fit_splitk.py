@@ -200,7 +200,8 @@ def main():
     # The split GEMM's own constants (partial_store_share, split_dram_share:
     # scripts/fit_split_overrun.py) are not this fit's: they are kept.
     old = family.get("split_k") if isinstance(family.get("split_k"), dict) else {}
-    for name, c in (old.get("constants") or {}).items():
+    kept = old.get("constants") if isinstance(old.get("constants"), dict) else {}
+    for name, c in kept.items():
         if name not in ("reduce_gbps", "reduce_launch_us", "reduce_split_us"):
             constants[name] = c
     family["split_k"] = {"constants": constants, "fitted_on": source, "variant": "workspace"}

@@ -234,3 +234,27 @@ def test_fit_script_bad_input_is_one_line_exit_2(tmp_path):
     p = subprocess.run([sys.executable, str(root / "scripts/fit_splitk.py"), str(root / "data/h200-triton-splitk-v1"),
                         str(bad)], capture_output=True, text=True)
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "not a family file" in p.stderr, p.stderr
+
+
+def test_fit_script_keeps_the_split_gemm_s_constants_and_tolerates_a_bare_section(tmp_path):
+    """fit_splitk.py writes the reduction's three constants and keeps the split GEMM's own; a family whose
+    split_k section is not an object, or whose constants are not, gets a fresh section, no traceback."""
+    import pathlib
+    import subprocess
+    root = pathlib.Path(__file__).resolve().parents[2]
+    shipped = json.loads((root / "data/families/triton.json").read_text())
+    for section in (shipped["split_k"], [], {"constants": [1, 2]}, {"constants": None}, "x"):
+        f = dict(shipped)
+        f["split_k"] = section
+        family = tmp_path / "family.json"
+        family.write_text(json.dumps(f))
+        p = subprocess.run([sys.executable, str(root / "scripts/fit_splitk.py"), str(root / "data/h200-triton-splitk-v1"),
+                            str(family), "--per-split"], capture_output=True, text=True)
+        assert p.returncode == 0, (section, p.stderr)
+        got = json.loads(family.read_text())["split_k"]["constants"]
+        assert {"reduce_gbps", "reduce_launch_us", "reduce_split_us"} <= set(got), section
+        if section is shipped["split_k"]:
+            assert got["partial_store_share"] == shipped["split_k"]["constants"]["partial_store_share"]
+            assert got["split_dram_share"] == shipped["split_k"]["constants"]["split_dram_share"]
+        else:
+            assert set(got) == {"reduce_gbps", "reduce_launch_us", "reduce_split_us"}, section
