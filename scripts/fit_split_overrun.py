@@ -22,7 +22,11 @@ residuals less their shape's mean. Each term's effect on a kernel is its
 finite difference (the model with the term at 1 and at 0.1, less without),
 linear in partial_store_share and close to linear in split_dram_share.
 
-Prints the two fitted jointly and each alone. Standard library only:
+Prints the two fitted jointly and each alone; then, as the next form to
+judge, the DRAM share fitted per split factor (each factor a share of its
+own, with the store share), and the one-constant form 2 * share * (1 - 1/s)
+that follows it (the share of B that the programs of the other K slices
+stream at once). Standard library only:
 
     python3 scripts/fit_split_overrun.py [--near 1.2] [--device h200]
         [--family-file data/families/triton.json] [--tileplan build/release/tileplan] DATASET...
@@ -125,7 +129,7 @@ def main() -> int:
                         continue
                     g0 = models["base"][(tile, split)]
                     points.append((alone * 1e3 - g0, models["store"][(tile, split)] - g0,
-                                   (models["dram"][(tile, split)] - g0) / DRAM_STEP))
+                                   (models["dram"][(tile, split)] - g0) / DRAM_STEP, split))
                 if len(points) >= 2:
                     by_shape[f"{shape[0]}x{shape[1]}x{shape[2]}"] = points
     if not by_shape:
@@ -136,7 +140,7 @@ def main() -> int:
     n = 0
     for points in by_shape.values():
         my, m1, m2 = (statistics.fmean(p[i] for p in points) for i in range(3))
-        for y, x1, x2 in points:
+        for y, x1, x2, _ in points:
             y, x1, x2 = y - my, x1 - m1, x2 - m2
             s11, s12, s22, s1y, s2y = s11 + x1 * x1, s12 + x1 * x2, s22 + x2 * x2, s1y + x1 * y, s2y + x2 * y
             n += 1
@@ -148,7 +152,43 @@ def main() -> int:
     print(f"{n} kernels of {len(by_shape)} shapes within {near:g} of their best, per-shape intercepts")
     print(f"jointly: partial_store_share {store:.3f}, split_dram_share {dram:.4f}")
     print(f"alone:   partial_store_share {s1y / s11:.3f}, split_dram_share {s2y / s22:.4f}")
+    splits = sorted({p[3] for points in by_shape.values() for p in points if p[3] > 1})
+    per_split = [lambda x2, s, f=f: x2 if s == f else 0.0 for f in splits]
+    coef, rss = least_squares(by_shape, per_split)
+    flat, rss_flat = least_squares(by_shape, [lambda x2, s: x2])
+    grows, rss_grows = least_squares(by_shape, [lambda x2, s: 2.0 * x2 * (1.0 - 1.0 / s)])
+    print(f"residual sum of squares (us^2): flat share {rss_flat:.1f}; by split "
+          + ", ".join(f"{f}: {c:.3f}" for f, c in zip(splits, coef[1:])) + f" with partial_store_share {coef[0]:.3f}, "
+          f"{rss:.1f}; 2 * share * (1 - 1/s): share {grows[1]:.4f} with partial_store_share {grows[0]:.3f}, {rss_grows:.1f}")
     return 0
+
+
+def least_squares(by_shape, dram_features):
+    """Least squares of the residuals on partial_store_share's effect and the DRAM features (each a function
+    of a kernel's split_dram_share effect and split factor), per-shape means removed: (coefficients, the
+    residual sum of squares). Normal equations, Gaussian elimination with partial pivoting."""
+    rows, ys = [], []
+    for points in by_shape.values():
+        feats = [[x1] + [g(x2, s) for g in dram_features] for _, x1, x2, s in points]
+        means = [statistics.fmean(col) for col in zip(*feats)]
+        my = statistics.fmean(p[0] for p in points)
+        for p, f in zip(points, feats):
+            rows.append([v - m for v, m in zip(f, means)])
+            ys.append(p[0] - my)
+    k = len(rows[0])
+    a = [[sum(r[i] * r[j] for r in rows) for j in range(k)] + [sum(r[i] * y for r, y in zip(rows, ys))] for i in range(k)]
+    for c in range(k):
+        pivot = max(range(c, k), key=lambda r: abs(a[r][c]))
+        a[c], a[pivot] = a[pivot], a[c]
+        if abs(a[c][c]) <= 1e-12:
+            fail("the kernels do not separate the split factors' DRAM shares")
+        for r in range(k):
+            if r != c:
+                f = a[r][c] / a[c][c]
+                a[r] = [x - f * y for x, y in zip(a[r], a[c])]
+    coef = [a[i][k] / a[i][i] for i in range(k)]
+    rss = sum((sum(c * v for c, v in zip(coef, r)) - y) ** 2 for r, y in zip(rows, ys))
+    return coef, rss
 
 
 if __name__ == "__main__":

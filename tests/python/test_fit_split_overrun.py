@@ -30,6 +30,17 @@ def test_the_fit_gives_what_the_docs_cite():
     assert abs(store - 1.113) < 0.002 and abs(dram - 0.116) < 0.001, p.stdout
     for text in ((ROOT / "docs/model.md").read_text(), (ROOT / "data/h100-triton-splitk-partial/README.md").read_text()):
         assert "1.11 and 0.116" in " ".join(text.split())
+    # The next form: the DRAM share grows with the split factor, and 2 * share * (1 - 1/s) follows it.
+    line = next(l for l in p.stdout.splitlines() if l.startswith("residual sum of squares"))
+    got = re.search(r"flat share ([\d.]+); by split 2: ([\d.]+), 4: ([\d.]+), 8: ([\d.]+), 16: ([\d.]+) with "
+                    r"partial_store_share ([\d.]+), ([\d.]+); 2 \* share \* \(1 - 1/s\): share ([\d.]+) with "
+                    r"partial_store_share ([\d.]+), ([\d.]+)", line)
+    assert got, line
+    flat, s2, s4, s8, s16, _, by_split, share, _, grows = map(float, got.groups())
+    assert s2 < s4 < s8 and by_split < grows < flat, line
+    docs = " ".join((ROOT / "docs/model.md").read_text().split())
+    assert f"2: {s2:.3f}, 4: {s4:.3f}, 8: {s8:.3f}, 16: {s16:.3f}" in docs
+    assert f"share {share:.4f}" in docs
     # The candidate's values lie next to the fit's.
     c = json.loads((ROOT / "data/h100-triton-splitk-partial/candidate.json").read_text())["split_k"]["constants"]
     assert abs(c["partial_store_share"]["value"] - store) < 0.15 and abs(c["split_dram_share"]["value"] - dram) < 0.02
