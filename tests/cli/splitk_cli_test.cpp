@@ -307,10 +307,7 @@ TEST(SplitKCli, Validate_DecodeMBelow16_KnownMissStaysBounded) {
 // class.
 TEST(SplitKCli, Validate_Fp8Decode_MeetsCommittedThresholds) {
   const std::string data = source_path("data/h200-triton-splitk-fp8/m") + " " + source_path("data/h200-triton-splitk-fp8/one");
-  const CliResult gate =
-      run_cli("validate " + data + " --max-top1-geomean 1.03 --max-top1-worst 1.10 --max-top5-geomean 1.01");
-  EXPECT_EQ(gate.status, 0) << gate.out << gate.err;
-  EXPECT_NE(gate.out.find("shapes 10:"), std::string::npos) << gate.out;
+  expect_meets_thresholds(data, 10);
   // Every case is a fp8 B K-major class, scored with its split-K section.
   const CliResult r = run_cli("validate " + data);
   EXPECT_NE(r.out.find("float8_e4m3:rc:mNK\n"), std::string::npos) << r.out;
@@ -528,11 +525,7 @@ TEST(SplitKCli, Validate_DecodeTiles_FlightFresh_MeetsThresholdsOverall) {
   }
   // By class, fp16 and bf16 meet the thresholds over the 29; fp8 does not.
   const std::string both = parts({"flight", "flight2"});
-  const CliResult r =
-      run_cli("validate " + both + "--class float16:rr:1NK,float16:rr:mNK,bfloat16:rr:1NK,bfloat16:rr:mNK " +
-              "--max-top1-geomean 1.03 --max-top1-worst 1.10 --max-top5-geomean 1.01");
-  EXPECT_EQ(r.status, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("shapes 20:"), std::string::npos) << r.out;
+  expect_meets_thresholds(both + "--class float16:rr:1NK,float16:rr:mNK,bfloat16:rr:1NK,bfloat16:rr:mNK", 20);
   expect_known_miss(both + "--class float8_e4m3:rc:1NK,float8_e4m3:rc:mNK",
                     "--max-top1-geomean 1.045 --max-top1-worst 1.06 --max-top5-geomean 1.025", 9);
 }
@@ -585,11 +578,7 @@ TEST(SplitKCli, Validate_FrozenFresh_16BitMeetsThresholdsAndFp8IsAKnownMiss) {
   const json j = split_json("validate " + data);
   EXPECT_EQ(j["device"], "h100-sxm");
   EXPECT_EQ(j["summary"]["calibrated"]["shapes"], 19);
-  const CliResult r =
-      run_cli("validate " + data + "--class float16:rr:mNK,float16:rr:MNK,float16:rr:1NK,bfloat16:rr:MNK,bfloat16:rr:1NK " +
-              "--max-top1-geomean 1.03 --max-top1-worst 1.10 --max-top5-geomean 1.01");
-  EXPECT_EQ(r.status, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("shapes 11:"), std::string::npos) << r.out;
+  expect_meets_thresholds(data + "--class float16:rr:mNK,float16:rr:MNK,float16:rr:1NK,bfloat16:rr:MNK,bfloat16:rr:1NK", 11);
   expect_known_miss(data + "--class float8_e4m3:rc:1NK,float8_e4m3:rc:mNK,float8_e4m3:rc:MNK",
                     "--max-top1-geomean 1.07 --max-top1-worst 1.11 --max-top5-geomean 1.02", 8);
 }
