@@ -140,8 +140,12 @@ TEST(TileCli, Shapes_ManyBlocksComeOutInTheFilesOrder) {
 // The same shapes file as a table (--format text) and as CSV: one row per
 // shape and rank, each the JSON Lines' candidate of the same rank, the
 // table's total the sum of the first picks' predicted times.
+// Each test writes its own file: ctest runs the tests that share this one
+// in parallel processes, and one rewriting the file while another reads it
+// leaves the reader an empty file.
 std::string write_plan_shapes() {
-  const std::string path = ::testing::TempDir() + "tileplan_shapes_plan.txt";
+  const std::string path = ::testing::TempDir() + "tileplan_shapes_plan_" +
+                           ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".txt";
   std::ofstream f(path);
   f << "# a plan\n4096 4096 4096\n1000 4096 1000\n4096 14336 4096 bfloat16 row col\n4096 4096 16\n";
   return path;
