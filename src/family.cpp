@@ -182,7 +182,8 @@ void read_constants(Reader& rd, const json& section, std::string_view section_na
                           info[i].name == "overlap_power" || info[i].name == "l1_miss_cycles" ||
                           info[i].name == "l2_request_bytes" || info[i].name == "one_row_a_extra" ||
                           info[i].name == "reduce_split_us" || info[i].name == "partial_store_share" ||
-                          info[i].name == "split_dram_share" || info[i].name == "in_step_a_ns" ||
+                          info[i].name == "split_dram_share" || info[i].name == "split_dram_growth" ||
+                          info[i].name == "in_step_a_ns" ||
                           info[i].name == "kmajor_wide_unit_saving" || info[i].name == "nmajor_wide_unit_cost" ||
                           info[i].name == "copy_bytes_per_cycle" || info[i].name == "mma_copy_bytes_per_cycle" ||
                           info[i].name == "mma_copy_warp_power" ||
@@ -299,6 +300,11 @@ Status check_split_k_constants(const SplitKConstants& c) {
   if (!(c.reduce_gbps > 0))
     return Error{ErrorKind::invalid_argument, "reduce_gbps",
                  fmt::format("reduce_gbps {} must be above 0", c.reduce_gbps)};
+  if (!(c.split_dram_growth <= 1))
+    return Error{ErrorKind::invalid_argument, "split_dram_growth",
+                 fmt::format("split_dram_growth {} must be at most 1: it blends the flat share (0) with the "
+                             "share of B the other K slices stream (1)",
+                             c.split_dram_growth)};
   return {};
 }
 

@@ -547,8 +547,15 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
     if (knee > 0 && flight_bytes > knee) dram_scale += k.mma_flight_dram_share * (flight_bytes - knee) / knee;
   }
   // A split GEMM's programs stream B from s K slices at once
-  // (split_dram_share, docs/model.md §3 "Split-K").
-  const double split_dram = splits ? split.model->split_dram_share : 0.0;
+  // (split_dram_share, docs/model.md §3 "Split-K"); split_dram_growth blends
+  // a flat share with one that follows the share of B the other s - 1
+  // slices stream, 2(1 - 1/s): 1 at s = 2, 1.5 at 4, 1.75 at 8.
+  double split_dram = 0.0;
+  if (splits) {
+    const SplitKConstants& sc = *split.model;
+    const double grow = 2.0 * (1.0 - 1.0 / static_cast<double>(s));
+    split_dram = sc.split_dram_share * (1.0 - sc.split_dram_growth + sc.split_dram_growth * grow);
+  }
   dram_scale += split_dram;
   const double dram_us = dram_scale * gemm_dram / (dev.dram_bandwidth_gbps * 1e3);
   // The SMs' time and DRAM's time overlap in part: their Euclidean norm

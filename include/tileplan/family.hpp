@@ -123,7 +123,8 @@ Status check_time_constants(const TimeConstants& c);
   X(reduce_gbps, "GB/s", "rate at which the reduction reads the fp32 partial tiles and writes C")      \
   X(reduce_split_us, "us", "time the reduction adds per partial tile it sums (per split factor), beyond its bytes: its loads of the partials wait one after another (0: not priced)") \
   X(partial_store_share, "", "share of the fp32 partial tiles' DRAM time added after the split GEMM's SMs' and DRAM's join: a round's partial stores come together at its end (0: not priced)") \
-  X(split_dram_share, "", "DRAM time a split GEMM adds, as a share of its DRAM time: its programs stream B from split_k K slices at once (0: not priced)")
+  X(split_dram_share, "", "DRAM time a split GEMM adds, as a share of its DRAM time: its programs stream B from split_k K slices at once (0: not priced)") \
+  X(split_dram_growth, "", "how the split's DRAM share grows with split_k: split_dram_share x (1 - g + g x 2(1 - 1/split_k)), the share of B that the other K slices stream at once (0: flat; at most 1)")
 struct SplitKConstants {
 #define TILEPLAN_X(name, unit, desc) double name = 0;
   TILEPLAN_SPLIT_K_CONSTANTS(TILEPLAN_X)
@@ -138,7 +139,7 @@ const std::array<ConstantInfo, kSplitKConstantCount>& split_k_constant_info();
 std::array<double, kSplitKConstantCount> to_array(const SplitKConstants& c);
 SplitKConstants split_k_constants_from(const std::array<double, kSplitKConstantCount>& v);
 // reduce_launch_us, reduce_split_us, partial_store_share and split_dram_share in
-// 0..1e9, reduce_gbps in (0, 1e9], all finite.
+// 0..1e9, split_dram_growth in 0..1, reduce_gbps in (0, 1e9], all finite.
 //   error param: the constant's name.
 Status check_split_k_constants(const SplitKConstants& c);
 // How a family's kernel splits K. The only variant modelled is "workspace"

@@ -45,7 +45,9 @@
 // tile, each over ceil(kt/s) K tiles, so tiles*s programs share the SMs and
 // each stores an fp32 partial tile (block_M*block_N*4 bytes) where the plain
 // kernel stores C; DRAM carries s*M*N*4 partial bytes instead of C, its
-// t_dram is scaled by 1 + split_dram_share, and the time adds
+// t_dram is scaled by 1 + split_dram_share * (1 - g + g * 2(1 - 1/s)), g =
+// split_dram_growth (0: a flat share; 1: the share of B that the other
+// K slices stream at once), and the time adds
 // partial_store_share * s*M*N*4 / DRAM bandwidth (the partial tiles of a
 // round are stored together at its end; docs/model.md §3, "Split-K"). Then
 //   t_reduce = reduce_launch_us + s * reduce_split_us + (s*M*N*4 + M*N*out_bytes) / reduce_gbps      (0 when s = 1)

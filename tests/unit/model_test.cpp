@@ -274,11 +274,14 @@ TEST(Predict, TimeTerms_AddUpToThePredictedTime) {
     const double knee = k.mma_flight_knee_kb * 1024.0;
     const SplitKConstants& sc = f.split_k->constants;
     const bool split = c.cfg.split_k > 1;
+    const double grow = 2.0 * (1.0 - 1.0 / static_cast<double>(c.cfg.split_k));
+    const double share =
+        split ? sc.split_dram_share * (1.0 - sc.split_dram_growth + sc.split_dram_growth * grow) : 0.0;
     EXPECT_DOUBLE_EQ(t.dram_scale, (c.cfg.instr == Instr::mma && t.flight_bytes > knee
                                         ? 1.0 + k.mma_flight_dram_share * (t.flight_bytes - knee) / knee
                                         : 1.0) +
-                                       (split ? sc.split_dram_share : 0.0));
-    EXPECT_EQ(t.split_dram_share, split ? sc.split_dram_share : 0.0);
+                                       share);
+    EXPECT_DOUBLE_EQ(t.split_dram_share, share);
     EXPECT_NEAR(t.partial_store_us,
                 split ? sc.partial_store_share * static_cast<double>(c.cfg.split_k) * static_cast<double>(c.p.m) *
                             static_cast<double>(c.p.n) * 4.0 / (h200().dram_bandwidth_gbps * 1e3)

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <vector>
+#include <nlohmann/json.hpp>
 
 #include "tileplan/family.hpp"
 #include "tileplan/model.hpp"
@@ -178,6 +179,54 @@ TEST(SplitK, PartialStoresAndDramShareFollowTheirEquations) {
   ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_EQ(back->split_k->constants.partial_store_share, 1.5);
   EXPECT_EQ(back->split_k->constants.split_dram_share, 0.0);
+}
+
+// split_dram_growth blends the flat share (0) with one that follows the
+// share of B the other K slices stream, 2(1 - 1/s) (1): at s = 2 both are
+// split_dram_share; past it the grown share is larger, 1.5x at 4 and 1.75x
+// at 8, and half-way growth lies half-way. It is range-checked, and a file
+// without it reads as 0 (the flat share).
+TEST(SplitK, DramShareGrowsWithTheSplitFactorWhenAsked) {
+  const GemmProblem p{.m = 8, .n = 4096, .k = 14336};
+  TileConfig cfg{16, 128, 64, 5, 128};
+  KernelFamily flat = default_family();
+  flat.split_k->constants.split_dram_share = 0.08;
+  flat.split_k->constants.split_dram_growth = 0;
+  KernelFamily grown = flat, half = flat;
+  grown.split_k->constants.split_dram_growth = 1;
+  half.split_k->constants.split_dram_growth = 0.5;
+  ASSERT_TRUE(check_family(grown).ok() && check_family(half).ok());
+  for (int64_t s : {1, 2, 3, 4, 8}) {
+    cfg.split_k = s;
+    Result<Prediction> f = predict(h200(), p, cfg, 1, false, flat);
+    Result<Prediction> g = predict(h200(), p, cfg, 1, false, grown);
+    Result<Prediction> h = predict(h200(), p, cfg, 1, false, half);
+    ASSERT_TRUE(f.ok() && g.ok() && h.ok());
+    const double want = s == 1 ? 0.0 : 0.08 * 2.0 * (1.0 - 1.0 / static_cast<double>(s));
+    EXPECT_DOUBLE_EQ(f->terms.split_dram_share, s == 1 ? 0.0 : 0.08) << s;
+    EXPECT_DOUBLE_EQ(g->terms.split_dram_share, want) << s;
+    EXPECT_DOUBLE_EQ(h->terms.split_dram_share, (f->terms.split_dram_share + want) / 2) << s;
+    EXPECT_NEAR(g->terms.dram_scale - f->terms.dram_scale, want - f->terms.split_dram_share, 1e-12) << s;
+    if (s <= 2)
+      EXPECT_DOUBLE_EQ(g->time_us, f->time_us) << s;
+    else
+      EXPECT_GT(g->time_us, f->time_us) << s;
+  }
+  for (double v : {-0.1, 1.01, std::nan(""), std::numeric_limits<double>::infinity()}) {
+    KernelFamily bad = default_family();
+    bad.split_k->constants.split_dram_growth = v;
+    Status e = check_family(bad);
+    ASSERT_FALSE(e.ok()) << v;
+    EXPECT_EQ(e.error().param, "split_dram_growth") << v;
+  }
+  Result<KernelFamily> back = parse_family(family_json(half), "round-trip");
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->split_k->constants.split_dram_growth, 0.5);
+  nlohmann::json without = nlohmann::json::parse(family_json(grown));
+  without["split_k"]["constants"].erase("split_dram_growth");
+  back = parse_family(without.dump(), "without growth");
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->split_k->constants.split_dram_growth, 0.0);
 }
 
 TEST(SplitK, PredictRefusesASplitBeyondTheKTilesOrWithoutAModel) {
