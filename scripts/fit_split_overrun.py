@@ -111,6 +111,9 @@ def main() -> int:
             f = copy.deepcopy(family)
             f["split_k"]["constants"]["partial_store_share"] = {"value": store}
             f["split_k"]["constants"]["split_dram_share"] = {"value": dram}
+            # The probes are flat (the fit's per-split shares and its grown
+            # form come from them), whatever growth the family file holds.
+            f["split_k"]["constants"]["split_dram_growth"] = {"value": 0.0}
             paths[name] = str(pathlib.Path(tmp) / f"{name}.json")
             pathlib.Path(paths[name]).write_text(json.dumps(f))
         by_shape = {}
