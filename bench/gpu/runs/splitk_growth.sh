@@ -27,16 +27,16 @@ esac
 echo "$GPU: one $ONE16, bf16-one $ONEBF, fp8-one $ONE8"
 case $PART in
   one)
-    run_split_typed one 80 float16 16,32,64 $ONE16
-    run_split_typed m 100 float16 16,32,64 4x4096x12800,12x4544x18176,3x13824x5120
-    run_split_typed m16 80 float16 16,32,64,128 16x3584x18944,32x4096x12800
-    run_split_typed bf16-m 100 bfloat16 16,32,64 12x5120x27648,24x5120x13824,4x8192x22528
-    run_split_typed bf16-one 70 bfloat16 16,32,64 $ONEBF ;;
+    run_split_typed m 90 float16 16,32,64 4x4096x12800,12x4544x18176,3x13824x5120
+    run_split_typed m16 65 float16 16,32,64,128 16x3584x18944,32x4096x12800
+    run_split_typed bf16-m 90 bfloat16 16,32,64 12x5120x27648,24x5120x13824,4x8192x22528
+    run_split_typed fp8-m 90 float8_e4m3 16,32,64 6x8192x22528,12x4544x18176,6x10240x8192
+    run_split_typed fp8-m16 90 float8_e4m3 16,32,64,128 16x8192x28672,64x6144x24576,48x2048x10944
+    run_split_typed one 65 float16 16,32,64 $ONE16 ;;
   two)
-    run_split_typed bf16-m16 80 bfloat16 16,32,64,128 16x3072x8192,16x4096x16384
-    run_split_typed fp8-one 45 float8_e4m3 16,32,64 $ONE8
-    run_split_typed fp8-m 100 float8_e4m3 16,32,64 6x8192x22528,12x4544x18176,6x10240x8192
-    run_split_typed fp8-m16 100 float8_e4m3 16,32,64,128 16x8192x28672,64x6144x24576,48x2048x10944 ;;
+    run_split_typed bf16-m16 70 bfloat16 16,32,64,128 16x3072x8192,16x4096x16384
+    run_split_typed bf16-one 70 bfloat16 16,32,64 $ONEBF
+    run_split_typed fp8-one 45 float8_e4m3 16,32,64 $ONE8 ;;
   *) echo "PART must be one or two" >&2; exit 2 ;;
 esac
 nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu,power.draw,clocks_event_reasons.active --format=csv > $D/smi-$PART.txt 2>/dev/null || true
