@@ -94,18 +94,19 @@ TEST(SplitKCli, DiagnoseSaysWhetherASplitPays) {
   EXPECT_NE(split.out.find("split_k 4"), std::string::npos) << split.out;
   EXPECT_NE(split.out.find("of which the reduction"), std::string::npos) << split.out;
   EXPECT_NE(split.out.find("programs (16 tiles x split_k 4)"), std::string::npos) << split.out;
-  // The split GEMM's overrun terms: its DRAM share and its partial stores
-  // (512*512*4 fp32 bytes x 4 = 4.19 MB at the H200's 4.8 TB/s: 0.87 us);
-  // a wgmma tile's bytes in flight are not priced, so no such line.
-  EXPECT_NE(split.out.find("   split's DRAM            its programs stream B from 4 K slices at once: DRAM's time +10%"),
+  // The split GEMM's overrun terms: its DRAM share (0.08 grown by
+  // 2(1 - 1/4) = 1.5 at split 4: 12%) and its partial stores (512*512*4
+  // fp32 bytes x 4 = 4.19 MB at the H200's 4.8 TB/s: 0.87 us); a wgmma
+  // tile's bytes in flight are not priced, so no such line.
+  EXPECT_NE(split.out.find("   split's DRAM            its programs stream B from 4 K slices at once: DRAM's time +12%"),
             std::string::npos)
       << split.out;
   EXPECT_NE(split.out.find("   partial stores          0.87 us after the SMs and DRAM (split_k 4"), std::string::npos)
       << split.out;
   EXPECT_EQ(split.out.find("bytes in flight"), std::string::npos) << split.out;
   const json st = split_json("tile --diagnose --m 512 --n 512 --k 16384 --split-k 4" + tile)["candidates"][0]["time_terms"];
-  EXPECT_DOUBLE_EQ(st["split_dram_share"].get<double>(), 0.1);
-  EXPECT_NEAR(st["dram_scale"].get<double>(), 1.1, 1e-12);
+  EXPECT_DOUBLE_EQ(st["split_dram_share"].get<double>(), 0.12);
+  EXPECT_NEAR(st["dram_scale"].get<double>(), 1.12, 1e-12);
   EXPECT_NEAR(st["partial_store_us"].get<double>(), 4.0 * 512 * 512 * 4 / 4.8e6, 1e-9);
   // Unsplit: neither term, nor its lines.
   const json un = split_json("tile --diagnose --m 512 --n 512 --k 16384" + tile)["candidates"][0]["time_terms"];
@@ -499,6 +500,11 @@ TEST(SplitKCli, Validate_DecodeTiles_CapFresh_KnownMissStaysBounded) {
 // the repeat 1.018 / 1.053 / 1.003, the 29 1.021 / 1.070 / 1.007 at 0.976
 // of cuBLAS, and by class within the thresholds in fp16 and bf16; fp8
 // misses (M = 1: 1.025 / 1.043 / 1.023; M > 1: 1.038 / 1.056 / 1.010).
+// With a split's DRAM share grown by the split (split_dram_growth 1, judged
+// fresh by data/h100-triton-splitk-growth): the 29 1.020 / 1.070 / 1.008 ->
+// 1.022 / 1.070 / 1.007 at 0.976 of cuBLAS, and bf16 at M > 1 leaves the
+// thresholds (1.019 -> 1.033 / 1.070 / 1.003): 8x2304x9216 takes 16x64x128
+// at split 2, 1.057, where 16x128x128 at split 4 wins. A known miss since.
 TEST(SplitKCli, Validate_DecodeTiles_FlightFresh_MeetsThresholdsOverall) {
   const auto parts = [](std::initializer_list<const char*> sets) {
     std::string data;
@@ -523,9 +529,12 @@ TEST(SplitKCli, Validate_DecodeTiles_FlightFresh_MeetsThresholdsOverall) {
     const DecodeTiles d = decode_tiles(data, [](const json&) { return true; });
     EXPECT_GE(d.cublas_over_pick, 0.97) << set;  // measured 0.984, 0.985 and 0.976
   }
-  // By class, fp16 and bf16 meet the thresholds over the 29; fp8 does not.
+  // By class, fp16 and bf16 at M = 1 meet the thresholds over the 29; bf16
+  // at M > 1 and fp8 do not.
   const std::string both = parts({"flight", "flight2"});
-  expect_meets_thresholds(both + "--class float16:rr:1NK,float16:rr:mNK,bfloat16:rr:1NK,bfloat16:rr:mNK", 20);
+  expect_meets_thresholds(both + "--class float16:rr:1NK,float16:rr:mNK,bfloat16:rr:1NK", 16);
+  expect_known_miss(both + "--class bfloat16:rr:mNK", "--max-top1-geomean 1.04 --max-top1-worst 1.08 --max-top5-geomean 1.01",
+                    4);
   expect_known_miss(both + "--class float8_e4m3:rc:1NK,float8_e4m3:rc:mNK",
                     "--max-top1-geomean 1.045 --max-top1-worst 1.06 --max-top5-geomean 1.025", 9);
 }

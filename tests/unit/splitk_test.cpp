@@ -137,6 +137,7 @@ TEST(SplitK, PartialStoresAndDramShareFollowTheirEquations) {
   KernelFamily none = default_family();
   none.split_k->constants.partial_store_share = 0;
   none.split_k->constants.split_dram_share = 0;
+  none.split_k->constants.split_dram_growth = 0;  // the flat share here; the grown one below
   KernelFamily stores = none, dram = none;
   stores.split_k->constants.partial_store_share = 1.5;
   dram.split_k->constants.split_dram_share = 0.1;
