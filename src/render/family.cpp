@@ -45,6 +45,10 @@ std::string families_text(const std::vector<KernelFamily>& families) {
       constants_text(s, register_constant_info(), to_array(f.regs), f.regs_sources, "as above");
     fmt::format_to(o, "  run time: {}\n", f.time_fitted_on);
     constants_text(s, time_constant_info(), to_array(f.time), f.time_sources, "as above");
+    if (f.split_k) {
+      fmt::format_to(o, "  split-K ({} kernel): {}\n", f.split_k->variant, f.split_k->fitted_on);
+      constants_text(s, split_k_constant_info(), to_array(f.split_k->constants), f.split_k->sources, "as above");
+    }
   }
   return s;
 }

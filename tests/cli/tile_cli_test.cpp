@@ -630,6 +630,17 @@ TEST(TileCli, Families_ListsTheShippedOnes) {
     EXPECT_FALSE(f["data"].empty());
     EXPECT_TRUE(f["time"]["constants"].contains("launch_us"));
   }
+  // The triton family's split-K model: its kernel, its data and every
+  // constant with its source (the seed family has none).
+  const CliResult triton = run_cli("families --family triton");
+  ASSERT_EQ(triton.status, 0) << triton.err;
+  EXPECT_NE(triton.out.find("  split-K (workspace kernel): scripts/fit_splitk.py"), std::string::npos) << triton.out;
+  for (const char* name : {"reduce_launch_us", "reduce_gbps", "split_dram_share", "split_dram_growth"})
+    EXPECT_NE(triton.out.find(std::string("    ") + name), std::string::npos) << name;
+  EXPECT_NE(triton.out.find("judged fresh by data/h100-triton-splitk-growth"), std::string::npos) << triton.out;
+  const CliResult seed = run_cli("families --family seed");
+  ASSERT_EQ(seed.status, 0) << seed.err;
+  EXPECT_EQ(seed.out.find("split-K"), std::string::npos) << seed.out;
 }
 
 }  // namespace
