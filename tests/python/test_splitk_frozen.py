@@ -5,11 +5,10 @@ family before (data/archive), the worst case falls with today's family and
 the geomean rises a little, as the README says, and every case is held
 out."""
 
-import json
-import math
 import pathlib
 
 from conftest import cli_json
+from fresh_sets import assert_all_held_out, assert_side_by_side, geo
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DATA = ROOT / "data/h100-triton-splitk-frozen"
@@ -22,35 +21,12 @@ BEFORE = ROOT / "data/archive/triton-before-split-overrun.json"
 JUDGED = ROOT / "data/archive/triton-before-split-growth.json"
 
 
-def key(k):
-    return k.replace("_workspace", "").replace("_none", "")
-
-
-def geo(xs):
-    return math.exp(sum(map(math.log, xs)) / len(xs))
-
-
 def test_the_readme_s_figures_are_what_validate_says():
     readme = " ".join((DATA / "README.md").read_text().split())
     today = cli_json("validate", *SETS, "--family-file", JUDGED)
     before = cli_json("validate", *SETS, "--family-file", BEFORE)
     assert today["device"] == before["device"] == "h100-sxm"
-    b = {s["shape"]: s for s in before["shapes"]}
-    assert len(today["shapes"]) == len(b) == 19
-    for s in today["shapes"]:
-        o = b[s["shape"]]
-        row = (f"| {s['shape']} | {key(s['best_key'])} | {key(o['calibrated']['top1_key'])} | "
-               f"{o['calibrated']['top1_regret']:.3f} | {key(s['calibrated']['top1_key'])} | "
-               f"{s['calibrated']['top1_regret']:.3f} | {s['cublas_ms'] / s['best_ms']:.3f} |")
-        assert row in readme, row
-    t, o = today["summary"]["calibrated"], before["summary"]["calibrated"]
-    assert (f"| all 19 | {o['top1_geomean']:.3f} / {o['top1_worst']:.3f} | {o['top5_geomean']:.3f} | "
-            f"**{t['top1_geomean']:.3f} / {t['top1_worst']:.3f}** | {t['top5_geomean']:.3f} |") in readme
-    for dtype, label in (("float16", "fp16"), ("bfloat16", "bf16"), ("float8_e4m3", "fp8 e4m3")):
-        r0 = [x["calibrated"]["top1_regret"] for x in before["shapes"] if x["dtype"] == dtype]
-        r1 = [x["calibrated"]["top1_regret"] for x in today["shapes"] if x["dtype"] == dtype]
-        row = f"| {label} ({len(r1)}) | {geo(r0):.3f} / {max(r0):.3f} | | {geo(r1):.3f} / {max(r1):.3f} | |"
-        assert row in readme, row
+    o, t = assert_side_by_side(readme, before, today, 19)
     cublas = [geo([x["cublas_ms"] / x["pick_ms"] for x in f["shapes"]]) for f in (before, today)]
     assert f"cuBLAS's time over the pick's: {cublas[0]:.3f} before, {cublas[1]:.3f} today" in readme
     # The README's verdict: the worst case falls by far, the geomean rises a little.
@@ -63,11 +39,4 @@ def test_the_readme_s_figures_are_what_validate_says():
 
 
 def test_every_case_is_held_out_and_measured_on_an_h100():
-    names = 0
-    for p in SETS:
-        split = json.loads((p / "split.json").read_text())
-        assert split["calibration"] == []
-        assert split["held_out"] == split["measured"]
-        names += len(split["held_out"])
-        assert json.loads((p / "meta.json").read_text())["gpu"] == "NVIDIA H100 80GB HBM3"
-    assert names == 19
+    assert_all_held_out(SETS, "NVIDIA H100 80GB HBM3", 19)

@@ -5,10 +5,10 @@ for the flat share (data/archive), the grown share wins overall and in fp8
 as the README says, and every case is held out."""
 
 import json
-import math
 import pathlib
 
 from conftest import cli_json
+from fresh_sets import assert_all_held_out, assert_side_by_side, geo
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DATA = ROOT / "data/h100-triton-splitk-growth"
@@ -17,35 +17,13 @@ SETS = [DATA / p for p in PARTS]
 FLAT = ROOT / "data/archive/triton-before-split-growth.json"
 
 
-def key(k):
-    return k.replace("_workspace", "").replace("_none", "")
-
-
-def geo(xs):
-    return math.exp(sum(map(math.log, xs)) / len(xs))
-
-
 def test_the_readme_s_figures_are_what_validate_says():
     readme = " ".join((DATA / "README.md").read_text().split())
     grown = cli_json("validate", *SETS)
     flat = cli_json("validate", *SETS, "--family-file", FLAT)
     assert grown["device"] == flat["device"] == "h100-sxm"
+    o, g = assert_side_by_side(readme, flat, grown, 20)
     f = {s["shape"]: s for s in flat["shapes"]}
-    assert len(grown["shapes"]) == len(f) == 20
-    for s in grown["shapes"]:
-        o = f[s["shape"]]
-        row = (f"| {s['shape']} | {key(s['best_key'])} | {key(o['calibrated']['top1_key'])} | "
-               f"{o['calibrated']['top1_regret']:.3f} | {key(s['calibrated']['top1_key'])} | "
-               f"{s['calibrated']['top1_regret']:.3f} | {s['cublas_ms'] / s['best_ms']:.3f} |")
-        assert row in readme, row
-    g, o = grown["summary"]["calibrated"], flat["summary"]["calibrated"]
-    assert (f"| all 20 | {o['top1_geomean']:.3f} / {o['top1_worst']:.3f} | {o['top5_geomean']:.3f} | "
-            f"**{g['top1_geomean']:.3f} / {g['top1_worst']:.3f}** | {g['top5_geomean']:.3f} |") in readme
-    for dtype, label in (("float16", "fp16"), ("bfloat16", "bf16"), ("float8_e4m3", "fp8 e4m3")):
-        r0 = [x["calibrated"]["top1_regret"] for x in flat["shapes"] if x["dtype"] == dtype]
-        r1 = [x["calibrated"]["top1_regret"] for x in grown["shapes"] if x["dtype"] == dtype]
-        row = f"| {label} ({len(r1)}) | {geo(r0):.3f} / {max(r0):.3f} | | {geo(r1):.3f} / {max(r1):.3f} | |"
-        assert row in readme, row
     cublas = [geo([x["cublas_ms"] / x["pick_ms"] for x in fam["shapes"]]) for fam in (flat, grown)]
     assert f"cuBLAS's time over the pick's: {cublas[0]:.3f} with the flat share, {cublas[1]:.3f} with the grown one" in readme
     unsplit = [geo([x["best_unsplit_ms"] / x["pick_ms"] for x in fam["shapes"]]) for fam in (flat, grown)]
@@ -78,11 +56,4 @@ def test_the_two_families_differ_only_in_the_split_s_dram_share():
 
 
 def test_every_case_is_held_out_and_measured_on_an_h100():
-    names = 0
-    for p in SETS:
-        split = json.loads((p / "split.json").read_text())
-        assert split["calibration"] == []
-        assert split["held_out"] == split["measured"]
-        names += len(split["held_out"])
-        assert json.loads((p / "meta.json").read_text())["gpu"] == "NVIDIA H100 80GB HBM3"
-    assert names == 20
+    assert_all_held_out(SETS, "NVIDIA H100 80GB HBM3", 20)
