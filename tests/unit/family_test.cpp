@@ -130,6 +130,13 @@ TEST(Family, EveryRule_IsAnErrorNamingTheKey) {
       {"/split_k/constants/reduce_split_us/value", 1e300, false,
        "reduce_split_us 1e+300 must be a finite number between 0 and 1e9"},
       {"/split_k/constants/reduce_split_us/value", "slow", false, "must be a number"},
+      {"/split_k/constants/split_dram_growth/value", 2, false,
+       "split_dram_growth 2 must be at most 1: it blends the flat share (0) with the share of B the other K slices "
+       "stream (1)"},
+      {"/split_k/constants/split_dram_growth/value", -0.5, false,
+       "split_dram_growth -0.5 must be a finite number between 0 and 1e9"},
+      {"/split_k/constants/split_dram_growth/value", "grow", false, "must be a number"},
+      {"/split_k/constants/split_dram_growth", 1, false, "'split_k.constants.split_dram_growth' must be an object"},
       {"/split_k/constants/reduce_split_us", 0.3, false, "'split_k.constants.reduce_split_us' must be an object"},
       {"/time/constants/transpose_cycles/value", -2, false,
        "transpose_cycles -2 must be a finite number between 0 and 1e9"},
