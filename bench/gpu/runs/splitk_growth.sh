@@ -1,13 +1,14 @@
 #!/bin/bash
 # Device run, the fresh judge of a split's DRAM share that grows with the
-# split factor (split_dram_growth 1, split_dram_share 0.08: the candidate)
-# against the shipped flat share (split_dram_growth 0, split_dram_share 0.1;
-# docs/model.md §3 "Split-K" and §6). Decoder projections never measured
+# split factor (split_dram_growth 1, split_dram_share 0.08: the candidate,
+# shipped since) against the flat share shipped before it (split_dram_growth
+# 0, split_dram_share 0.1; docs/model.md §3 "Split-K" and §5). Decoder projections never measured
 # before in their input type (Llama 3 8B, Llama 3.1 70B, Qwen2.5 7B, 14B and
 # 32B, Gemma 2 27B, Phi-3 mini, Falcon 7B, Granite 8B, GPT-J 6B, GPT-NeoX
 # 20B, Command R), M = 1 to 64, fp16, bf16 and fp8 (B K-major), chosen before
 # measuring with the device's preset: seventeen where the two families pick
-# differently, four where they agree. block_M 16 to 64 (to 128 from M = 16),
+# differently, four where they agree (PART=one's deadline
+# left the fourth, fp8 48x2048x10944, unmeasured). block_M 16 to 64 (to 128 from M = 16),
 # split 1 to 8 with 3, 5 and 6, cuBLAS in the same run. Two calls, PART=one
 # and two; the M = 1 shapes follow the GPU (the two presets' picks differ
 # there). Nothing is fitted on it: data/<device>-triton-splitk-growth.
