@@ -1,0 +1,73 @@
+"""scripts/decode_grid_ratios.py: the claims docs/model.md §6 draws from it
+(decode tiles of grids between half a wave and one run slow against their
+prediction, grids of more than four waves fast, on both devices; a factor by
+the grid's size does not improve the picks), and its bad input is one line,
+exit 2."""
+
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+from conftest import CLI, script_error
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "scripts/decode_grid_ratios.py"
+
+
+def run(*args):
+    return subprocess.run([sys.executable, str(SCRIPT), "--tileplan", str(CLI), *map(str, args)],
+                          capture_output=True, text=True, timeout=600, cwd=ROOT)
+
+
+@pytest.fixture(scope="module")
+def table():
+    p = run("--rerank", "0.06,0.06")
+    assert p.returncode == 0, p.stderr
+    cells, regrets = {}, {}
+    for line in p.stdout.splitlines():
+        f = line.split()
+        if len(f) == 6 and f[0] in ("h100-sxm", "h200"):
+            cells[(f[0], f[1], f[2], f[3])] = float(f[5])
+        elif line.startswith("top-1 regret"):
+            regrets["factor" if "grid factor" in line else "model"] = float(line.split("geomean ")[1].split(",")[0])
+    return cells, regrets, p.stdout
+
+
+@pytest.mark.parametrize("device", ["h100-sxm", "h200"])
+@pytest.mark.parametrize("split", ["2-3", "4-6", "8+"])
+def test_grids_of_one_wave_run_slow_and_of_many_fast(table, device, split):
+    cells = table[0]
+    one, two, many = (cells[(device, "16-bit", split, w)] for w in ("0.5-1", "1-2", ">4"))
+    assert one > 1.02 and one > two + 0.02 and two > many - 0.005
+    if split != "2-3":  # the higher splits: grids of many waves run fast
+        assert many < 0.975
+
+
+def test_fp8_follows_the_same_order(table):
+    cells = table[0]
+    for device in ("h100-sxm", "h200"):
+        assert cells[(device, "fp8", "4-6", "0.5-1")] > cells[(device, "fp8", "4-6", ">4")] + 0.05
+
+
+def test_the_grid_factor_does_not_improve_the_picks(table):
+    regrets = table[1]
+    assert set(regrets) == {"model", "factor"}, table[2]
+    assert 1.0 < regrets["model"] < 1.05
+    assert regrets["factor"] >= regrets["model"] - 0.001
+
+
+def test_bad_input_is_one_line(tmp_path):
+    script_error(run("--rerank", "0.1"), "decode_grid_ratios.py: --rerank")
+    script_error(run("--rerank", "1.5,0.1"), "decode_grid_ratios.py: --rerank")
+    script_error(run("--rerank", "nan,0.1"), "decode_grid_ratios.py: --rerank")
+    script_error(run("--near", "0.9"), "decode_grid_ratios.py: --near")
+    script_error(run("--max-m", "0"), "decode_grid_ratios.py: --max-m")
+    script_error(run(str(tmp_path)), f"decode_grid_ratios.py: {tmp_path}: no timings.jsonl")
+    (tmp_path / "timings.jsonl").write_text("{not json\n")
+    (tmp_path / "meta.json").write_text('{"gpu": "NVIDIA H200"}')
+    script_error(run(str(tmp_path)), f"decode_grid_ratios.py: {tmp_path}")
+    (tmp_path / "timings.jsonl").write_text("")
+    (tmp_path / "meta.json").write_text("[")
+    script_error(run(str(tmp_path)), f"decode_grid_ratios.py: {tmp_path}/meta.json")
