@@ -1,7 +1,6 @@
 #include "tileplan/planner.hpp"
 
 #include <algorithm>
-#include <cassert>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -46,13 +45,13 @@ OccupancyRule rule_for(Model model) {
 // `time`: the calibrated model's constants (a spill of held operand tiles is
 // priced when they say so); null for the seed model.
 // `memo`, `access`: check_resources' memo of what the tile's stage counts
-// share, and the problem's access. Overwrites v's TileCheck part; the
-// rest of v (the calibrated model's numbers) is left as it is: a caller
-// passes a Verdict whose calibrated numbers were never set.
+// share, and the problem's access. Overwrites v: the sweep's table keeps
+// these checks alone (a Verdict's calibrated numbers are set per problem,
+// for the configurations it returns; a table of Verdicts was half as large
+// again), diagnose passes a fresh Verdict.
 void check(const TileConfig& cfg, const Device& dev, const GemmProblem& p, Model model, const RegisterProfile& regs,
-           detail::Depth depth, Verdict& v, const TimeConstants* time,
+           detail::Depth depth, TileCheck& v, const TimeConstants* time,
            detail::StageFreeMemo* memo = nullptr, const ProblemAccess* access = nullptr) {
-  assert(!v.predicted);
   detail::check_resources(cfg, dev, p, regs, rule_for(model), depth, v,
                           model == Model::calibrated && time && detail::prices_held_spills(*time), memo, access);
   if (model == Model::seed) {  // the reference has no notion of spilling
@@ -253,7 +252,7 @@ Planner::Table Planner::build_table(const GemmProblem& p) const {
   const SearchSpace& sp = space_;
   // Stages without effect: one configuration per tile, the fewest stages.
   const bool one_stage = stages_have_no_effect(p, model_);
-  Verdict v;
+  TileCheck v;
   // Reserved at once: growing by doubling returns large blocks to the system
   // and faults fresh pages in on every planner (measured: 80x slower sweeps).
   t.feasible.reserve(space_size_);
@@ -302,7 +301,7 @@ std::size_t Planner::shape_independent_feasible(const GemmProblem& p) const {
 Result<std::size_t> Planner::plan_into(const GemmProblem& p, std::size_t topk, std::vector<Verdict>& out) const {
   if (Status s = check_problem(p); !s.ok()) return s.error();
   const Table& table = table_for(p);
-  const std::vector<Verdict>& feasible_ = table.feasible;
+  const std::vector<TileCheck>& feasible_ = table.feasible;
   const std::vector<TileCosts>& costs_ = table.costs;
   thread_local std::vector<RankKey> keys;
   keys.clear();
@@ -314,7 +313,7 @@ Result<std::size_t> Planner::plan_into(const GemmProblem& p, std::size_t topk, s
   // terms are computed once for each block_M x block_N.
   detail::GridTerms grid;
   for (std::size_t i = 0; i < feasible_.size(); ++i) {
-    const Verdict& v = feasible_[i];
+    const TileCheck& v = feasible_[i];
     if (v.config.block_k > p.k) continue;
     if (model_ == Model::calibrated && (grid.block_m != v.config.block_m || grid.block_n != v.config.block_n))
       grid = detail::grid_terms(dev_, p, v.config.block_m, v.config.block_n, table.time, family_->group_m);
@@ -335,7 +334,8 @@ Result<std::size_t> Planner::plan_into(const GemmProblem& p, std::size_t topk, s
   out.reserve(n);
   for (std::size_t r = 0; r < n; ++r) {
     const std::size_t i = keys[r].index / n_splits;
-    Verdict v = feasible_[i];
+    Verdict v;
+    static_cast<TileCheck&>(v) = feasible_[i];
     v.config.split_k = splits[keys[r].index % n_splits];
     detail::finish_parallelism(v, p, dev_);
     if (model_ == Model::calibrated)

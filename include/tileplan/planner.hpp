@@ -121,7 +121,7 @@ class Planner {
   // class, then shared; immutable once built. Safe to plan from several
   // threads at once (tile --shapes does).
   struct Table {
-    std::vector<Verdict> feasible;  // in sweep order
+    std::vector<TileCheck> feasible;  // in sweep order: C1-C3 and occupancy (the calibrated numbers are per problem)
     std::vector<TileCosts> costs;   // calibrated: the prediction's shape-independent part, per feasible
     TimeConstants time;             // the family's, for the class's input type
   };
