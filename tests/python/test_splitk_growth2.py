@@ -60,3 +60,29 @@ def test_seven_classes_of_nine_meet_the_thresholds():
 
 def test_every_case_is_held_out_and_measured_on_an_h100():
     assert_all_held_out(SETS, "NVIDIA H100 80GB HBM3", 22)
+
+
+def test_the_readme_s_cublas_figures_over_both_growth_sets():
+    """README, split-K goal: the pick against cuBLAS over the 42 shapes of
+    the two fresh growth sets, by input type."""
+    first = ROOT / "data/h100-triton-splitk-growth"
+    both = [first / p for p in ("one", "m", "m16", "bf16-one", "bf16-m", "bf16-m16", "fp8-one", "fp8-m", "fp8-m16")] + SETS
+    d = cli_json("validate", *both)
+    shapes = d["shapes"]
+    assert len(shapes) == 42
+    readme = " ".join((ROOT / "README.md").read_text().split())
+
+    def by(dtype):
+        xs = [s for s in shapes if s["dtype"] == dtype]
+        return len(xs), geo([s["cublas_ms"] / s["pick_ms"] for s in xs]), sum(s["cublas_ms"] >= s["pick_ms"] for s in xs)
+
+    n16, c16, f16 = by("float16")
+    nbf, cbf, fbf = by("bfloat16")
+    n8, c8, f8 = by("float8_e4m3")
+    assert (f"the pick runs at **{c16:.3f}** of cuBLAS's speed in fp16 ({n16} shapes, {f16} picks faster than cuBLAS) "
+            f"and **{cbf:.3f}** in bf16 ({nbf}, {fbf} faster), but {c8:.3f} in fp8 ({n8}, {f8} faster)") in readme
+    overall = geo([s["cublas_ms"] / s["pick_ms"] for s in shapes])
+    unsplit = geo([s["best_unsplit_ms"] / s["pick_ms"] for s in shapes])
+    best = geo([s["cublas_ms"] / s["best_ms"] for s in shapes])
+    assert f"{overall:.3f} over all 42, and {unsplit:.3f}× the best unsplit tile (the grid's best kernel: {best:.3f} of cuBLAS)" in readme
+    assert c16 >= 1.0 and cbf >= 1.0 and c8 < 1.0
