@@ -36,7 +36,7 @@ import statistics
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from harness_io import SPLIT_KEY, refusal, split_grids, tile_json  # noqa: E402
+from harness_io import SPLIT_KEY, refusal, split_grids, split_plan  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SPLIT_BANDS = [(1, 1, "1"), (2, 3, "2-3"), (4, 6, "4-6"), (8, math.inf, "8+")]
@@ -62,24 +62,6 @@ def dataset_device(ds):
     if not isinstance(gpu, str):
         fail(f"{ds}/meta.json: \"gpu\" must be a string")
     return "h100-sxm" if "H100" in gpu else "h200"
-
-
-def plan(tileplan, dev, case, keys):
-    """{key: (predicted_us, grid, blocks_per_sm)} over the measured grid."""
-    m, n, k, dtype, al, bl = case
-    parts = [SPLIT_KEY.match(x).groups() for x in keys]
-    vals = [sorted({int(p[i]) for p in parts}) for i in range(6)]
-    args = [tileplan, "tile", "--m", str(m), "--n", str(n), "--k", str(k), "--dtype", dtype, "--a-layout", al,
-            "--b-layout", bl, "--device", dev, "--block-m", ",".join(map(str, vals[0])),
-            "--block-n", ",".join(map(str, vals[1])), "--block-k", ",".join(map(str, vals[2])),
-            "--stages", ",".join(map(str, vals[3])), "--threads", ",".join(str(32 * w) for w in vals[4]),
-            "--split-k", ",".join(map(str, vals[5])), "--topk", "0", "--format", "json"]
-    out = {}
-    for c in tile_json(args, fail, f"{m}x{n}x{k} {dtype}")["candidates"]:
-        key = (f'{c["block_m"]}x{c["block_n"]}x{c["block_k"]}_s{c["stages"]}_w{c["threads"] // 32}_k{c["split_k"]}_'
-               + ("none" if c["split_k"] == 1 else "workspace"))
-        out[key] = (c["predicted_us"], c["grid"], c["blocks_per_sm"])
-    return out
 
 
 def main():
@@ -118,7 +100,8 @@ def main():
         for case, times in sorted(split_grids(f"{ds}/timings.jsonl", fail).items()):
             if case[0] > a.max_m:
                 continue
-            pred = plan(a.tileplan, dev, case, list(times))
+            pred = {key: (c["predicted_us"], c["grid"], c["blocks_per_sm"])
+                    for key, c in split_plan(a.tileplan, case, list(times), fail, ("--device", dev)).items()}
             joined = [(key, ms, pred[key]) for key, ms in times.items() if key in pred]
             if not joined:
                 continue

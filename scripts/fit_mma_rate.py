@@ -28,10 +28,9 @@ import json
 import math
 import pathlib
 import statistics
-import subprocess
 import tempfile
 
-from harness_io import SPLIT_KEY as KEY, refusal, split_grids
+from harness_io import refusal, split_grids, split_plan
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DEFAULT_DATASETS = ("data/h200-triton-splitk-bm16-fresh/guard",)
@@ -60,21 +59,9 @@ def measured(dataset: str, min_m: int) -> dict:
 def log_ratios(tileplan: str, family: pathlib.Path, device: str, grids: dict) -> dict:
     """{"mma": [...], "wgmma": [...]}: log(measured / predicted) of every measured configuration."""
     out = {"mma": [], "wgmma": []}
-    for (m, n, k, dtype), rows in grids.items():
-        parts = [KEY.match(key).groups() for key in rows]
-        axes = [sorted({int(p[i]) for p in parts}) for i in range(6)]
-        cmd = [tileplan, "tile", "--family-file", str(family), "--device", device, "--m", str(m), "--n", str(n),
-               "--k", str(k), "--dtype", dtype, "--block-m", ",".join(map(str, axes[0])),
-               "--block-n", ",".join(map(str, axes[1])), "--block-k", ",".join(map(str, axes[2])),
-               "--stages", ",".join(map(str, axes[3])), "--threads", ",".join(str(32 * w) for w in axes[4]),
-               "--split-k", ",".join(map(str, axes[5])), "--topk", "100000", "--format", "json"]
-        p = subprocess.run(cmd, capture_output=True, text=True)
-        if p.returncode != 0:
-            fail(f"{m}x{n}x{k}: tileplan tile: {' '.join(p.stderr.split())[:200]}")
-        for c in json.loads(p.stdout)["candidates"]:
-            variant = "none" if c["split_k"] == 1 else "workspace"
-            key = f'{c["block_m"]}x{c["block_n"]}x{c["block_k"]}_s{c["stages"]}_w{c["threads"] // 32}' \
-                  f'_k{c["split_k"]}_{variant}'
+    for case, rows in grids.items():
+        plan = split_plan(tileplan, case, rows, fail, ("--family-file", str(family), "--device", device))
+        for key, c in plan.items():
             if key in rows:
                 out["mma" if c["instr"] == "mma" else "wgmma"].append(math.log(rows[key] * 1e3 / c["predicted_us"]))
     return out

@@ -7,6 +7,7 @@ rows of a dataset, and `tileplan tile`'s JSON.
   plan = tile_json([tileplan, "tile", ...], fail, "what")
   med = probe_medians(path, fail)      # {((M, N, K, ldb, ldc), key): median ms}
   grids = split_grids(path, fail)      # split-K harness: {(M, N, K, dtype, a, b): {key: ms}}
+  plan = split_plan(tileplan, case, keys, fail)  # {key: candidate} over a case's measured grid
 
 rows() yields every timed row of one unsplit configuration of a packed problem
 (key BMxBNxBKsS_wW; no split_k above 1, no explicit leading dimension), and
@@ -123,6 +124,29 @@ def split_grids(path, fail):
             fail(f"{where}: M, N and K must be positive integers")
         case = (*dims, r.get("dtype", "float16"), r.get("a_layout", "row"), r.get("b_layout", "row"))
         out.setdefault(case, {})[key] = positive_ms(where, r.get("ms"), fail)
+    return out
+
+
+def split_plan(tileplan, case, keys, fail, extra=()):
+    """`tileplan tile`'s candidates over the grid a split-K harness dataset
+    measured for one case: CASE is (M, N, K, dtype) or (M, N, K, dtype,
+    a_layout, b_layout), KEYS the case's measured SPLIT_KEY keys, EXTRA more
+    flags (--device, --family-file). Returns {key: candidate} for the
+    candidates named as the harness names them; fail() when tileplan refuses."""
+    m, n, k, dtype = case[:4]
+    parts = [SPLIT_KEY.match(key).groups() for key in keys]
+    axes = [sorted({int(p[i]) for p in parts}) for i in range(6)]
+    layouts = ["--a-layout", case[4], "--b-layout", case[5]] if len(case) > 4 else []
+    args = [tileplan, "tile", *extra, "--m", str(m), "--n", str(n), "--k", str(k), "--dtype", dtype, *layouts,
+            "--block-m", ",".join(map(str, axes[0])), "--block-n", ",".join(map(str, axes[1])),
+            "--block-k", ",".join(map(str, axes[2])), "--stages", ",".join(map(str, axes[3])),
+            "--threads", ",".join(str(32 * w) for w in axes[4]), "--split-k", ",".join(map(str, axes[5])),
+            "--topk", "0", "--format", "json"]
+    out = {}
+    for c in tile_json(args, fail, f"{m}x{n}x{k}")["candidates"]:
+        variant = "none" if c["split_k"] == 1 else "workspace"
+        out[f'{c["block_m"]}x{c["block_n"]}x{c["block_k"]}_s{c["stages"]}_w{c["threads"] // 32}'
+            f'_k{c["split_k"]}_{variant}'] = c
     return out
 
 

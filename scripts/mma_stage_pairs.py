@@ -20,13 +20,11 @@ Default datasets: every folder of data/h200-triton-splitk-bm16*.
 from __future__ import annotations
 
 import collections
-import json
 import math
 import pathlib
 import statistics
-import subprocess
 
-from harness_io import SPLIT_KEY as KEY, refusal, split_grids
+from harness_io import SPLIT_KEY as KEY, refusal, split_grids, split_plan
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -42,24 +40,8 @@ def measured(dataset: pathlib.Path) -> dict:
 
 
 def predicted(tileplan: str, family: str, device: str, case: tuple, keys) -> dict:
-    m, n, k, dtype, a, b = case
-    parts = [KEY.match(key).groups() for key in keys]
-    axes = [sorted({int(p[i]) for p in parts}) for i in range(6)]
-    cmd = [tileplan, "tile", "--family-file", family, "--device", device, "--m", str(m), "--n", str(n),
-           "--k", str(k), "--dtype", dtype, "--a-layout", a, "--b-layout", b,
-           "--block-m", ",".join(map(str, axes[0])), "--block-n", ",".join(map(str, axes[1])),
-           "--block-k", ",".join(map(str, axes[2])), "--stages", ",".join(map(str, axes[3])),
-           "--threads", ",".join(str(32 * w) for w in axes[4]), "--split-k", ",".join(map(str, axes[5])),
-           "--topk", "100000", "--format", "json"]
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        fail(f"{m}x{n}x{k}: tileplan tile: {' '.join(p.stderr.split())[:200]}")
-    out = {}
-    for c in json.loads(p.stdout)["candidates"]:
-        variant = "none" if c["split_k"] == 1 else "workspace"
-        out[f'{c["block_m"]}x{c["block_n"]}x{c["block_k"]}_s{c["stages"]}_w{c["threads"] // 32}'
-            f'_k{c["split_k"]}_{variant}'] = c["predicted_us"]
-    return out
+    plan = split_plan(tileplan, case, keys, fail, ("--family-file", family, "--device", device))
+    return {key: c["predicted_us"] for key, c in plan.items()}
 
 
 def main() -> int:
