@@ -655,6 +655,39 @@ TEST(SplitKCli, Validate_Growth2Fresh_MeetsThresholdsButTwoClassesTop5) {
   EXPECT_EQ(r.status, 1) << r.out << r.err;
 }
 
+// Split-K decode steps in the nn.Linear layout (B K-major) in fp16 and
+// bf16, the first 16-bit split-K set with that layout: data/h100-triton-
+// splitk-linear, 14 fresh shapes (M = 1 to 48) chosen after the grown share
+// shipped, on an H100, nothing fitted. 1.018 / 1.079, best of top 5 1.0104
+// (the flat share 1.035 / 1.079 / 1.016), the pick at 1.003 of cuBLAS's
+// speed (flat 0.986). Four of six classes meet the committed thresholds;
+// fp16 with M unaligned (12x4608x36864: 64x256x64 at split 6 where
+// 16x128x128 at split 2 wins, 1.079) and fp16 at M = 1 (1.037 / 1.039 /
+// 1.028) do not, nor does the whole set's best of top 5, by 0.0004.
+TEST(SplitKCli, Validate_LinearFresh_FourClassesMeetThresholds) {
+  std::string data;
+  for (const char* d : {"one", "m", "m16", "bf16-one", "bf16-m", "bf16-m16"})
+    data += source_path(std::string("data/h100-triton-splitk-linear/") + d) + " ";
+  const json j = split_json("validate " + data);
+  EXPECT_EQ(j["device"], "h100-sxm");
+  const json& c = j["summary"]["calibrated"];
+  EXPECT_EQ(c["shapes"], 14);
+  EXPECT_LE(c["top1_geomean"].get<double>(), 1.03);
+  EXPECT_LE(c["top1_worst"].get<double>(), 1.10);
+  EXPECT_LE(c["top5_geomean"].get<double>(), 1.012);  // measured 1.0104: over 1.01 by a hair
+  for (const json& s : j["shapes"]) EXPECT_NE(s["group"].get<std::string>().find(":rc:"), std::string::npos) << s["shape"];
+  const DecodeTiles d = decode_tiles(data, [](const json&) { return true; });
+  EXPECT_EQ(d.counted, 14);
+  EXPECT_GE(d.cublas_over_pick, 0.995);  // measured 1.003
+  expect_meets_thresholds(data + "--class bfloat16:rc:1NK,bfloat16:rc:mNK,float16:rc:MNK,bfloat16:rc:MNK", 9);
+  expect_known_miss(data + "--class float16:rc:mNK,float16:rc:1NK",
+                    "--max-top1-geomean 1.04 --max-top1-worst 1.09 --max-top5-geomean 1.035", 5);
+  // The flat share misses the top-1 geomean over the set (1.035).
+  const std::string flat = "--family-file " + source_path("data/archive/triton-before-split-growth.json") + " ";
+  const json f = split_json("validate " + data + flat);
+  EXPECT_GT(f["summary"]["calibrated"]["top1_geomean"].get<double>(), 1.03);
+}
+
 TEST(SplitKCli, AutoInstr_PicksA16RowMmaTileAtOneToken) {
   const json j = split_json("tile --m 1 --n 14336 --k 3584 --split-k 1,2,4,8 --topk 3");
   EXPECT_EQ(j["problem"]["instr"], "auto");

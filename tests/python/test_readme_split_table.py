@@ -49,6 +49,8 @@ ROWS = {
     "splitk-growth2 (22, fresh after it shipped, H100)": [D / "h100-triton-splitk-growth2" / p for p in
                                                           ("one", "m", "m16", "m24", "bf16-one", "bf16-m", "bf16-m16",
                                                            "fp8-one", "fp8-m", "fp8-m16")],
+    "splitk-linear (14, the nn.Linear layout, fresh, H100)": [D / "h100-triton-splitk-linear" / p for p in
+                                                              ("one", "m", "m16", "bf16-one", "bf16-m", "bf16-m16")],
 }
 
 
