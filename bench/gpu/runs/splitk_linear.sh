@@ -11,8 +11,14 @@
 # 8 with 3, 5 and 6, cuBLAS in the same run. One call (about 500 s); the
 # results are packed after every group, so a call cut short keeps what it
 # measured. Nothing is fitted on it: data/<device>-triton-splitk-linear.
+# REQUIRE=H200 (or H100) makes it do nothing on another GPU.
 set -u
 export PYTHONUNBUFFERED=1
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+case "$gpu" in
+  *"${REQUIRE:-}"*) echo "gpu: $gpu" ;;
+  *) echo "gpu: $gpu, not an ${REQUIRE}: nothing run"; exit 0 ;;
+esac
 D=$OUT/splitk-linear
 mkdir -p $D
 S=1,2,3,4,5,6,8
