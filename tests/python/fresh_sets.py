@@ -1,9 +1,11 @@
 """Checks shared by the READMEs of fresh split-K sets judged side by side
-(splitk-frozen, splitk-growth): a table of picks per shape for two families,
+(splitk-frozen, splitk-growth, -growth2, -linear): a table of picks per shape for two families,
 their summary row and one row per input type, and every case held out."""
 
 import json
 import math
+
+from conftest import cli_json
 
 
 def key(k):
@@ -12,6 +14,20 @@ def key(k):
 
 def geo(xs):
     return math.exp(sum(map(math.log, xs)) / len(xs))
+
+
+def joined(path):
+    """A README's text with its whitespace joined, as the assertions quote it."""
+    return " ".join(path.read_text().split())
+
+
+def grown_and_flat(sets, flat, device="h100-sxm"):
+    """`tileplan validate` of SETS with today's family and with FLAT's (the
+    flat split share), both priced with DEVICE's preset."""
+    grown = cli_json("validate", *sets)
+    old = cli_json("validate", *sets, "--family-file", flat)
+    assert grown["device"] == old["device"] == device
+    return grown, old
 
 
 def assert_side_by_side(readme, left, right, shapes):

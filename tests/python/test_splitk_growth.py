@@ -7,8 +7,7 @@ as the README says, and every case is held out."""
 import json
 import pathlib
 
-from conftest import cli_json
-from fresh_sets import assert_all_held_out, assert_side_by_side, geo
+from fresh_sets import assert_all_held_out, assert_side_by_side, geo, grown_and_flat, joined
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DATA = ROOT / "data/h100-triton-splitk-growth"
@@ -18,10 +17,8 @@ FLAT = ROOT / "data/archive/triton-before-split-growth.json"
 
 
 def test_the_readme_s_figures_are_what_validate_says():
-    readme = " ".join((DATA / "README.md").read_text().split())
-    grown = cli_json("validate", *SETS)
-    flat = cli_json("validate", *SETS, "--family-file", FLAT)
-    assert grown["device"] == flat["device"] == "h100-sxm"
+    readme = joined(DATA / "README.md")
+    grown, flat = grown_and_flat(SETS, FLAT)
     o, g = assert_side_by_side(readme, flat, grown, 20)
     f = {s["shape"]: s for s in flat["shapes"]}
     cublas = [geo([x["cublas_ms"] / x["pick_ms"] for x in fam["shapes"]]) for fam in (flat, grown)]

@@ -7,7 +7,7 @@ README draws holds, and every case is held out."""
 import pathlib
 
 from conftest import cli_json
-from fresh_sets import assert_all_held_out, assert_side_by_side, geo
+from fresh_sets import assert_all_held_out, assert_side_by_side, geo, grown_and_flat, joined
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DATA = ROOT / "data/h100-triton-splitk-growth2"
@@ -21,10 +21,8 @@ def regrets(fam, keep):
 
 
 def test_the_readme_s_figures_are_what_validate_says():
-    readme = " ".join((DATA / "README.md").read_text().split())
-    grown = cli_json("validate", *SETS)
-    flat = cli_json("validate", *SETS, "--family-file", FLAT)
-    assert grown["device"] == flat["device"] == "h100-sxm"
+    readme = joined(DATA / "README.md")
+    grown, flat = grown_and_flat(SETS, FLAT)
     o, g = assert_side_by_side(readme, flat, grown, 22)
     cublas = [geo([x["cublas_ms"] / x["pick_ms"] for x in fam["shapes"]]) for fam in (flat, grown)]
     best = geo([x["cublas_ms"] / x["best_ms"] for x in grown["shapes"]])
@@ -46,8 +44,7 @@ def test_the_readme_s_figures_are_what_validate_says():
 
 
 def test_seven_classes_of_nine_meet_the_thresholds():
-    grown = cli_json("validate", *SETS)
-    flat = cli_json("validate", *SETS, "--family-file", FLAT)
+    grown, flat = grown_and_flat(SETS, FLAT)
 
     def meeting(fam):
         return {g["group"] for g in fam["groups"] if g["calibrated"]["top1_geomean"] <= 1.03
