@@ -17,7 +17,11 @@ half a wave, up to one, two, four, and more).
 (any block_M) is ranked by its predicted time times 1 + A x min(1, w) for a
 grid of w <= 1 waves and 1 + A - B x min(1, w - 1) beyond (16- and 32-row
 tiles only), and the top-1 regret's geomean and worst over the shapes are
-printed with and without the factor. docs/model.md §6 reads both.
+printed with and without the factor. Then, for the shapes whose first pick (the least
+predicted time over the measured grid) is more than 1% slower than the
+measured best, whether the pick's split factor is below the best's, the
+same, or above it, by device, input type and B's layout. docs/model.md §6
+reads all three.
 
     python3 scripts/decode_grid_ratios.py
     python3 scripts/decode_grid_ratios.py --rerank 0.06,0.06
@@ -94,7 +98,7 @@ def main():
     for ds in sets:
         if not os.path.isfile(f"{ds}/timings.jsonl"):
             fail(f"{ds}: no timings.jsonl (a dataset directory of the split-K harness)")
-    ratios, shapes = {}, []
+    ratios, shapes, directions = {}, [], {}
     for ds in sets:
         dev = dataset_device(ds)
         for case, times in sorted(split_grids(f"{ds}/timings.jsonl", fail).items()):
@@ -107,12 +111,19 @@ def main():
                 continue
             best = min(ms for _, ms, _ in joined)
             shapes.append((best, joined))
+            pick, fastest = min(joined, key=lambda j: j[2][0]), min(joined, key=lambda j: j[1])
+            side = "within"
+            if pick[1] > 1.01 * best:
+                p_split, b_split = (int(SPLIT_KEY.match(j[0]).group(6)) for j in (pick, fastest))
+                side = "below" if p_split < b_split else "above" if p_split > b_split else "same"
+            kind = "fp8" if case[3].startswith("float8") else "16-bit"
+            cell = directions.setdefault((dev, kind, "B K-major" if case[5] == "col" else "B N-major"), {})
+            cell[side] = cell.get(side, 0) + 1
             near = [(key, ms * 1e3 / p[0], p) for key, ms, p in joined
                     if ms <= a.near * best and key.startswith("16x")]
             if not near:
                 continue
             mid = statistics.median(r for _, r, _ in near)
-            kind = "fp8" if case[3].startswith("float8") else "16-bit"
             for key, r, p in near:
                 split = int(SPLIT_KEY.match(key).group(6))
                 cell = (dev, kind, split_band(split), wave_band(p[1] / a.sms))
@@ -127,6 +138,11 @@ def main():
         xs = ratios[cell]
         if len(xs) >= 15:
             print(f"{cell[0]:9s} {cell[1]:7s} {cell[2]:6s} {cell[3]:8s} {len(xs):7d}  {statistics.median(xs):.3f}")
+    print("the pick's split against the measured best's (shapes whose pick is over 1.01):")
+    print("device    type    layout     within  below   same  above")
+    for cell in sorted(directions):
+        d = directions[cell]
+        print(f"{cell[0]:9s} {cell[1]:7s} {cell[2]:9s} " + " ".join(f"{d.get(k, 0):6d}" for k in ("within", "below", "same", "above")))
     if rerank:
         ra, rb = rerank
 
