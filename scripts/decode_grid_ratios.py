@@ -17,11 +17,11 @@ half a wave, up to one, two, four, and more).
 (any block_M) is ranked by its predicted time times 1 + A x min(1, w) for a
 grid of w <= 1 waves and 1 + A - B x min(1, w - 1) beyond (16- and 32-row
 tiles only), and the top-1 regret's geomean and worst over the shapes are
-printed with and without the factor. Then, for the shapes whose first pick (the least
-predicted time over the measured grid) is more than 1% slower than the
-measured best, whether the pick's split factor is below the best's, the
-same, or above it, by device, input type and B's layout. docs/model.md §6
-reads all three.
+printed with and without the factor. Then, for the shapes whose first pick
+(the least predicted time over the measured grid) is more than 1% slower
+than the measured best, whether the pick's split factor is below the best's,
+the same, or above it, by device, input type and B's layout. docs/model.md
+§6 reads all three.
 
     python3 scripts/decode_grid_ratios.py
     python3 scripts/decode_grid_ratios.py --rerank 0.06,0.06
@@ -142,7 +142,8 @@ def main():
     print("device    type    layout     within  below   same  above")
     for cell in sorted(directions):
         d = directions[cell]
-        print(f"{cell[0]:9s} {cell[1]:7s} {cell[2]:9s} " + " ".join(f"{d.get(k, 0):6d}" for k in ("within", "below", "same", "above")))
+        counts = " ".join(f"{d.get(k, 0):6d}" for k in ("within", "below", "same", "above"))
+        print(f"{cell[0]:9s} {cell[1]:7s} {cell[2]:9s} {counts}")
     if rerank:
         ra, rb = rerank
 

@@ -1,6 +1,7 @@
 """Checks shared by the READMEs of fresh split-K sets judged side by side
-(splitk-frozen, splitk-growth, -growth2, -linear): a table of picks per shape for two families,
-their summary row and one row per input type, and every case held out."""
+(splitk-frozen, splitk-growth, -growth2, -linear): a table of picks per
+shape for two families, their summary row and one row per input type, and
+every case held out."""
 
 import json
 import math
