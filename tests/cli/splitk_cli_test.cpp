@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,6 +24,20 @@ json split_json(const std::string& args) {
   const CliResult r = run_cli(args + " --format json");
   EXPECT_EQ(r.status, 0) << args << "\n" << r.err;
   return json::parse(r.out);
+}
+
+// The dataset folders PREFIX + each of PARTS, as validate's arguments (each
+// followed by a space).
+std::string folders(const std::string& prefix, std::initializer_list<const char*> parts) {
+  std::string out;
+  for (const char* part : parts) out += source_path(prefix + part) + " ";
+  return out;
+}
+
+// The family before the split's DRAM share grew with the split (the flat
+// share, data/archive), as validate's flag.
+std::string flat_share_flag() {
+  return "--family-file " + source_path("data/archive/triton-before-split-growth.json") + " ";
 }
 
 TEST(SplitKCli, SweepCarriesSplitAndReduction) {
@@ -228,9 +243,8 @@ TEST(SplitKCli, Validate_RetimedGateShapes_MeetCommittedThresholds) {
 // of two alone: 1.034 / 1.256 / 1.008, 0.912 and 1.079 (256x5120x13824:
 // split 4 puts 160 programs on 132 SMs, split 3 puts 120).
 TEST(SplitKCli, Validate_AnySplitFactor_MeetsCommittedThresholds) {
-  std::string data;
-  for (const char* d : {"any", "any-gate/fp16", "any-gate/bf16", "any-types/bf16", "any-types/fp8"})
-    data += source_path(std::string("data/h200-triton-splitk-") + d) + " ";
+  const std::string data = folders("data/h200-triton-splitk-", {"any", "any-gate/fp16", "any-gate/bf16",
+                                    "any-types/bf16", "any-types/fp8"});
   const CliResult r =
       run_cli("validate " + data + "--split heldout --max-top1-geomean 1.03 --max-top1-worst 1.10 --max-top5-geomean 1.01");
   EXPECT_EQ(r.status, 0) << r.out << r.err;
@@ -286,11 +300,10 @@ TEST(SplitKCli, Validate_AnySplitFactor_MeetsCommittedThresholds) {
 // missing (a fix moves them into the gate above) and must not get worse
 // than measured.
 TEST(SplitKCli, Validate_DecodeMBelow16_KnownMissStaysBounded) {
-  std::string data;
-  for (const char* d : {"retime/m", "retime/one", "retime/one-bf16", "g1/m", "g1/one", "g1/one-bf16",
-                        "step-fresh/m", "step-fresh/m-bf16", "step-fresh/one", "step-fresh/one-bf16",
-                        "step-fresh2/m", "step-fresh2/m-bf16", "step-fresh2/one", "step-fresh2/one-bf16"})
-    data += source_path(std::string("data/h200-triton-splitk-") + d) + " ";
+  const std::string data = folders("data/h200-triton-splitk-", {"retime/m", "retime/one", "retime/one-bf16", "g1/m",
+                                    "g1/one", "g1/one-bf16", "step-fresh/m", "step-fresh/m-bf16", "step-fresh/one",
+                                    "step-fresh/one-bf16", "step-fresh2/m", "step-fresh2/m-bf16", "step-fresh2/one",
+                                    "step-fresh2/one-bf16"});
   expect_known_miss(data, "--max-top1-geomean 1.04 --max-top1-worst 1.13 --max-top5-geomean 1.015", 58);
 }
 
@@ -371,9 +384,8 @@ DecodeTiles decode_tiles(const std::string& data, Counts counts) {
 // decode steps at 1.006 of cuBLAS's speed. Calibration data, not a gate:
 // the test keeps what the fit reached.
 TEST(SplitKCli, Validate_DecodeTiles_Bm16_CalibrationMeetsThresholds) {
-  std::string data;
-  for (const char* d : {"bm16/one", "bm16/m", "bm16/m16", "bm16-fresh/one", "bm16-fresh/m", "bm16-fresh/guard"})
-    data += source_path(std::string("data/h200-triton-splitk-") + d) + " ";
+  const std::string data = folders("data/h200-triton-splitk-", {"bm16/one", "bm16/m", "bm16/m16", "bm16-fresh/one",
+                                    "bm16-fresh/m", "bm16-fresh/guard"});
   const CliResult r =
       run_cli("validate " + data + "--max-top1-geomean 1.03 --max-top1-worst 1.10 --max-top5-geomean 1.01");
   EXPECT_EQ(r.status, 0) << r.out << r.err;
@@ -403,9 +415,7 @@ TEST(SplitKCli, Validate_DecodeTiles_Bm16_CalibrationMeetsThresholds) {
 // 0.966); fp8 at M = 2 to 8 still misses (1.046 / 1.055 / 1.021). A known
 // miss: it must keep missing and not get worse.
 TEST(SplitKCli, Validate_DecodeTiles_Bf16AndFp8_KnownMissStaysBounded) {
-  std::string data;
-  for (const char* d : {"bf16-one", "bf16-m", "fp8-one", "fp8-m"})
-    data += source_path(std::string("data/h200-triton-splitk-bm16-types/") + d) + " ";
+  const std::string data = folders("data/h200-triton-splitk-bm16-types/", {"bf16-one", "bf16-m", "fp8-one", "fp8-m"});
   // The bounds hold in every class (fp8 M < 16: 1.046 / 1.055 / 1.021).
   expect_known_miss(data, "--max-top1-geomean 1.05 --max-top1-worst 1.06 --max-top5-geomean 1.025", 8);
   const DecodeTiles d = decode_tiles(data, [](const json&) { return true; });
@@ -433,9 +443,7 @@ TEST(SplitKCli, Validate_DecodeTiles_Bf16AndFp8_KnownMissStaysBounded) {
 // 4, 1.021; 1x8192x2048 keeps an unsplit tile, 1.083). A known miss: it
 // must keep missing and not get worse.
 TEST(SplitKCli, Validate_DecodeTiles_Again_KnownMissStaysBounded) {
-  std::string data;
-  for (const char* d : {"one", "fp8-one", "fp8-m"})
-    data += source_path(std::string("data/h200-triton-splitk-bm16-again/") + d) + " ";
+  const std::string data = folders("data/h200-triton-splitk-bm16-again/", {"one", "fp8-one", "fp8-m"});
   // The bounds hold in every class (fp8 M = 1: 1.040 / 1.083 / 1.006; fp8
   // M = 2 to 12: 1.033 / 1.107 / 1.015).
   expect_known_miss(data, "--max-top1-geomean 1.045 --max-top1-worst 1.09 --max-top5-geomean 1.02", 20);
@@ -465,9 +473,8 @@ TEST(SplitKCli, Validate_DecodeTiles_Again_KnownMissStaysBounded) {
 // best of top 5 1.016 to 1.018 in three classes). A known miss: it must keep
 // missing and not get worse.
 TEST(SplitKCli, Validate_DecodeTiles_CapFresh_KnownMissStaysBounded) {
-  std::string data;
-  for (const char* d : {"one", "m", "m16", "bf16-one", "bf16-m", "bf16-m16", "fp8-one", "fp8-m", "fp8-m16"})
-    data += source_path(std::string("data/h200-triton-splitk-bm16-cap/") + d) + " ";
+  const std::string data = folders("data/h200-triton-splitk-bm16-cap/", {"one", "m", "m16", "bf16-one", "bf16-m",
+                                    "bf16-m16", "fp8-one", "fp8-m", "fp8-m16"});
   expect_known_miss(data, "--max-top1-geomean 1.045 --max-top1-worst 1.07 --max-top5-geomean 1.02", 17);
   const DecodeTiles d = decode_tiles(data, [](const json&) { return true; });
   ASSERT_EQ(d.counted, 17);
@@ -582,10 +589,8 @@ TEST(SplitKCli, Validate_DecodeTiles_WarpsFresh_KnownMiss) {
 // With a split's DRAM share grown by the split (split_dram_growth, judged
 // by the set below): 1.023 / 1.083 / 1.004, fp8 still a known miss.
 TEST(SplitKCli, Validate_FrozenFresh_16BitMeetsThresholdsAndFp8IsAKnownMiss) {
-  std::string data;
-  for (const char* d : {"m", "m16", "m16b", "one", "bf16-m16", "bf16-m16b", "bf16-one", "fp8-one", "fp8-m", "fp8-mb",
-                        "fp8-m16", "fp8-m16b"})
-    data += source_path(std::string("data/h100-triton-splitk-frozen/") + d) + " ";
+  const std::string data = folders("data/h100-triton-splitk-frozen/", {"m", "m16", "m16b", "one", "bf16-m16",
+                                    "bf16-m16b", "bf16-one", "fp8-one", "fp8-m", "fp8-mb", "fp8-m16", "fp8-m16b"});
   const json j = split_json("validate " + data);
   EXPECT_EQ(j["device"], "h100-sxm");
   EXPECT_EQ(j["summary"]["calibrated"]["shapes"], 19);
@@ -603,9 +608,8 @@ TEST(SplitKCli, Validate_FrozenFresh_16BitMeetsThresholdsAndFp8IsAKnownMiss) {
 // meets the committed thresholds but fp8 at M = 1 (one shape, 1x4544x18176:
 // 1.029, best of top 5 1.016), a known miss.
 TEST(SplitKCli, Validate_GrowthFresh_MeetsThresholdsButFp8AtOneRow) {
-  std::string data;
-  for (const char* d : {"one", "m", "m16", "bf16-one", "bf16-m", "bf16-m16", "fp8-one", "fp8-m", "fp8-m16"})
-    data += source_path(std::string("data/h100-triton-splitk-growth/") + d) + " ";
+  const std::string data = folders("data/h100-triton-splitk-growth/", {"one", "m", "m16", "bf16-one", "bf16-m",
+                                    "bf16-m16", "fp8-one", "fp8-m", "fp8-m16"});
   const json j = split_json("validate " + data);
   EXPECT_EQ(j["device"], "h100-sxm");
   const json& c = j["summary"]["calibrated"];
@@ -619,7 +623,7 @@ TEST(SplitKCli, Validate_GrowthFresh_MeetsThresholdsButFp8AtOneRow) {
   expect_known_miss(data + "--class float8_e4m3:rc:1NK", "--max-top1-geomean 1.035 --max-top1-worst 1.035 --max-top5-geomean 1.02",
                     1);
   // With the flat share the set misses overall in fp8 (1.043 / 1.061).
-  const std::string flat = "--family-file " + source_path("data/archive/triton-before-split-growth.json") + " ";
+  const std::string flat = flat_share_flag();
   const CliResult r = run_cli("validate " + data + flat + "--class float8_e4m3:rc:mNK,float8_e4m3:rc:MNK" +
                               " --max-top1-geomean 1.03 --max-top1-worst 1.10 --max-top5-geomean 1.01");
   EXPECT_EQ(r.status, 1) << r.out << r.err;
@@ -631,9 +635,8 @@ TEST(SplitKCli, Validate_GrowthFresh_MeetsThresholdsButFp8AtOneRow) {
 // fp8 at M = 1 (as in the first set) and fp16 with M, N and K multiples of
 // 16 (one shape, 48x4096x16384) miss on the best of top 5.
 TEST(SplitKCli, Validate_Growth2Fresh_MeetsThresholdsButTwoClassesTop5) {
-  std::string data;
-  for (const char* d : {"one", "m", "m16", "m24", "bf16-one", "bf16-m", "bf16-m16", "fp8-one", "fp8-m", "fp8-m16"})
-    data += source_path(std::string("data/h100-triton-splitk-growth2/") + d) + " ";
+  const std::string data = folders("data/h100-triton-splitk-growth2/", {"one", "m", "m16", "m24", "bf16-one",
+                                    "bf16-m", "bf16-m16", "fp8-one", "fp8-m", "fp8-m16"});
   const json j = split_json("validate " + data);
   EXPECT_EQ(j["device"], "h100-sxm");
   const json& c = j["summary"]["calibrated"];
@@ -649,7 +652,7 @@ TEST(SplitKCli, Validate_Growth2Fresh_MeetsThresholdsButTwoClassesTop5) {
   expect_known_miss(data + "--class float16:rr:MNK", "--max-top1-geomean 1.025 --max-top1-worst 1.025 --max-top5-geomean 1.025",
                     1);
   // With the flat share fp8 misses in every class (1.044 / 1.055 over six).
-  const std::string flat = "--family-file " + source_path("data/archive/triton-before-split-growth.json") + " ";
+  const std::string flat = flat_share_flag();
   const CliResult r = run_cli("validate " + data + flat + "--class float8_e4m3:rc:mNK,float8_e4m3:rc:MNK" +
                               " --max-top1-geomean 1.03 --max-top1-worst 1.10 --max-top5-geomean 1.01");
   EXPECT_EQ(r.status, 1) << r.out << r.err;
@@ -665,9 +668,8 @@ TEST(SplitKCli, Validate_Growth2Fresh_MeetsThresholdsButTwoClassesTop5) {
 // 16x128x128 at split 2 wins, 1.079) and fp16 at M = 1 (1.037 / 1.039 /
 // 1.028) do not, nor does the whole set's best of top 5, by 0.0004.
 TEST(SplitKCli, Validate_LinearFresh_FourClassesMeetThresholds) {
-  std::string data;
-  for (const char* d : {"one", "m", "m16", "bf16-one", "bf16-m", "bf16-m16"})
-    data += source_path(std::string("data/h100-triton-splitk-linear/") + d) + " ";
+  const std::string data = folders("data/h100-triton-splitk-linear/", {"one", "m", "m16", "bf16-one", "bf16-m",
+                                    "bf16-m16"});
   const json j = split_json("validate " + data);
   EXPECT_EQ(j["device"], "h100-sxm");
   const json& c = j["summary"]["calibrated"];
@@ -683,7 +685,7 @@ TEST(SplitKCli, Validate_LinearFresh_FourClassesMeetThresholds) {
   expect_known_miss(data + "--class float16:rc:mNK,float16:rc:1NK",
                     "--max-top1-geomean 1.04 --max-top1-worst 1.09 --max-top5-geomean 1.035", 5);
   // The flat share misses the top-1 geomean over the set (1.035).
-  const std::string flat = "--family-file " + source_path("data/archive/triton-before-split-growth.json") + " ";
+  const std::string flat = flat_share_flag();
   const json f = split_json("validate " + data + flat);
   EXPECT_GT(f["summary"]["calibrated"]["top1_geomean"].get<double>(), 1.03);
 }
