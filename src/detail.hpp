@@ -111,6 +111,7 @@ struct GridTerms {
   int64_t block_m = 0, block_n = 0;
   int64_t tiles_m = 0, tiles_n = 0;
   double dram = 0;        // grouped_dram_bytes
+  double b_dram = 0;      // of dram, B's bytes
   double latency_us = 0;  // a stage's round trip: load latency plus the L2 misses'
 };
 GridTerms grid_terms(const Device& dev, const GemmProblem& p, int64_t block_m, int64_t block_n, const TimeConstants& k,

@@ -189,7 +189,8 @@ void read_constants(Reader& rd, const json& section, std::string_view section_na
                           info[i].name == "mma_copy_warp_power" ||
                           info[i].name == "narrow_b_mn_step_share" || info[i].name == "aligned_b_stage_share" ||
                           info[i].name == "mma_rate_share" || info[i].name == "mma_flight_knee_kb" ||
-                          info[i].name == "mma_flight_dram_share" || info[i].name == "short_row_request_cycles";
+                          info[i].name == "mma_flight_dram_share" || info[i].name == "short_row_request_cycles" ||
+                          info[i].name == "kmajor_b_row_dram_share";
     const json* c = rd.object(*constants, info[i].name, cpath, !optional);
     if (!c) {
       if (rd.failed()) return;

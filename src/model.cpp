@@ -414,6 +414,7 @@ GridTerms grid_terms(const Device& dev, const GemmProblem& p, int64_t block_m, i
   const double b_reads = (g.dram - e * static_cast<double>(p.m) * static_cast<double>(p.k) -
                           static_cast<double>(p.out_bytes()) * static_cast<double>(p.m) * static_cast<double>(p.n)) /
                          (e * static_cast<double>(p.n) * static_cast<double>(p.k));
+  g.b_dram = b_reads * e * static_cast<double>(p.n) * static_cast<double>(p.k);
   const double miss = std::min(1.0, std::max(1.0 / static_cast<double>(g.tiles_n),
                                              b_reads / static_cast<double>(g.tiles_m)));
   g.latency_us = (k.load_latency_cycles + k.miss_latency_cycles * miss) / dev.boost_clock_mhz;
@@ -557,6 +558,21 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
     split_dram = sc.split_dram_share * (1.0 - sc.split_dram_growth + sc.split_dram_growth * grow);
   }
   dram_scale += split_dram;
+  // B stored K-major: each row of B a stage copies is block_K elements long,
+  // and one program reads it, where with B row-major the programs beside it
+  // read the rest of the line at the same step. Rows shorter than 256 bytes
+  // cost DRAM time (kmajor_b_row_dram_share per 256 / row bytes - 1, on B's
+  // share of the bytes); where tiles_m rows of tiles read each row of B the
+  // share is divided among them (measured only at one row of tiles, a decode
+  // step; large GEMMs' block_K 64 tiles with B K-major run as predicted:
+  // docs/model.md §3, "Short rows of a K-major B").
+  double kmajor_b_row = 0.0;
+  if (p.b_layout == Layout::col && k.kmajor_b_row_dram_share > 0 && gemm_dram > 0) {
+    const double row_bytes = static_cast<double>(t.block_k) * static_cast<double>(p.elem_bytes());
+    kmajor_b_row = k.kmajor_b_row_dram_share * std::max(0.0, 256.0 / row_bytes - 1.0) * g.b_dram / gemm_dram /
+                   static_cast<double>(g.tiles_m);
+  }
+  dram_scale += kmajor_b_row;
   const double dram_us = dram_scale * gemm_dram / (dev.dram_bandwidth_gbps * 1e3);
   // The SMs' time and DRAM's time overlap in part: their Euclidean norm
   // joins them smoothly (the larger one, plus a little of the smaller).
@@ -608,6 +624,7 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
     d.dram_scale = dram_scale;
     d.partial_store_us = partial_store_us;
     d.split_dram_share = split_dram;
+    d.kmajor_b_row_share = kmajor_b_row;
     // The bound of the first round: DRAM if it takes longer than the SMs,
     // else the largest term of a main-loop iteration.
     const double j = static_cast<double>(full_rounds ? b : rest);

@@ -39,6 +39,8 @@
 //   t_dram  = DRAM bytes under the grouped tile order / DRAM bandwidth
 //             * (1 + mma_flight_dram_share * (F - knee)/knee for an mma tile with F > knee = mma_flight_knee_kb),
 //             F = bytes in flight on the busiest SM: its first round's programs * in_flight * stage bytes
+//             + kmajor_b_row_dram_share * max(0, 256 / (block_K * elem bytes) - 1) * (B's DRAM bytes / all) / tiles_m
+//               where B is stored K-major (b_layout col)
 //   time    = (launch + sqrt(t_SM^2 + t_dram^2)) * (spill_factor if the kernel spills) + t_reduce
 //
 // Split-K (split_k = s > 1, a family with a split-K model): s programs per
@@ -145,8 +147,10 @@ struct TimeTerms {
   double copy_bytes_per_cycle = 0;  // that cap, bytes a cycle (0: none)
   double copy_warp_scale = 1;   // of the cap, an mma tile's (warps / 4)^mma_copy_warp_power; 1 otherwise
   double dram_scale = 1;        // DRAM's time's factor: 1, plus for an mma tile past mma_flight_knee_kb
-                                // mma_flight_dram_share x (flight_bytes - knee) / knee, plus a split's split_dram_share
+                                // mma_flight_dram_share x (flight_bytes - knee) / knee, plus a split's split_dram_share,
+                                // plus a K-major B's kmajor_b_row_share
   double split_dram_share = 0;  // of dram_scale, a split's share (split_dram_share; 0 unsplit)
+  double kmajor_b_row_share = 0;  // of dram_scale, a K-major B's short rows' share (kmajor_b_row_dram_share)
   double partial_store_us = 0;  // a split's partial stores at the round's end: partial_store_share x s*M*N*4 / DRAM bandwidth
 };
 

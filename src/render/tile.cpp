@@ -101,12 +101,12 @@ void prediction_json(std::string& s, const Verdict& v, bool terms) {
                                "\"aligned_rows_share\":{},\"epilogue_us\":{},\"launch_us\":{},\"sm_us\":{},\"dram_us\":{},"
                                "\"flight_bytes\":{},\"dram_scale\":{},\"copy_us\":{},\"copy_bytes_per_cycle\":{},"
                                "\"copy_warp_scale\":{},\"short_row_us\":{},\"short_row_requests\":{},\"split_dram_share\":{},"
-                               "\"partial_store_us\":{}}}"),
+                               "\"partial_store_us\":{},\"kmajor_b_row_share\":{}}}"),
                    t.programs_per_sm, t.round_programs, t.k_steps, t.mma_us, t.mma_rate, t.narrow_us, t.load_us,
                    t.round_trip_us, t.stages_in_flight, t.busiest_us, t.iteration_us, t.step_scale, t.aligned_rows_share,
                    t.epilogue_us, t.launch_us, t.sm_us, t.dram_us, t.flight_bytes, t.dram_scale, t.copy_us,
                    t.copy_bytes_per_cycle, t.copy_warp_scale, t.short_row_us, t.short_row_requests,
-                   t.split_dram_share, t.partial_store_us);
+                   t.split_dram_share, t.partial_store_us, t.kmajor_b_row_share);
   } else {
     s += ",\"time_terms\":null";
   }
@@ -466,7 +466,8 @@ std::string diagnose_text(const TileReport& r) {
   // An mma tile's bytes in flight per SM past the knee slow DRAM
   // (mma_flight_knee_kb, mma_flight_dram_share; docs/model.md §3).
   // (The split's share is subtracted back out: 1e-9 keeps its rounding from showing the line.)
-  if (has_time(v) && v.time_terms.dram_scale - v.time_terms.split_dram_share > 1 + 1e-9)
+  if (has_time(v) &&
+      v.time_terms.dram_scale - v.time_terms.split_dram_share - v.time_terms.kmajor_b_row_share > 1 + 1e-9)
     fmt::format_to(o,
                    "   bytes in flight         {:.1f} KB per SM ({} program{} x {} stages x {:.1f} KB): DRAM's time "
                    "x{:.3f}, as an mma tile's kernel draws DRAM less efficiently past the knee\n",
@@ -475,7 +476,13 @@ std::string diagnose_text(const TileReport& r) {
                    v.time_terms.flight_bytes /
                        static_cast<double>(std::max<int64_t>(v.time_terms.round_programs * v.time_terms.stages_in_flight, 1)) /
                        1024.0,
-                   v.time_terms.dram_scale - v.time_terms.split_dram_share);
+                   v.time_terms.dram_scale - v.time_terms.split_dram_share - v.time_terms.kmajor_b_row_share);
+  // A K-major B's rows shorter than 256 bytes (kmajor_b_row_dram_share).
+  if (has_time(v) && v.time_terms.kmajor_b_row_share > 0)
+    fmt::format_to(o,
+                   "   short K-major rows      B is K-major and a stage's rows of B are {} bytes, under 256: DRAM's "
+                   "time +{:.1f}%\n",
+                   c.block_k * r.problem.elem_bytes(), v.time_terms.kmajor_b_row_share * 100.0);
   // A split GEMM streams B from split_k K slices at once (split_dram_share).
   if (has_time(v) && v.time_terms.split_dram_share > 0)
     fmt::format_to(o, "   split's DRAM            its programs stream B from {} K slices at once: DRAM's time +{:.0f}%\n",
