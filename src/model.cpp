@@ -561,17 +561,17 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   // B stored K-major: each row of B a stage copies is block_K elements long,
   // and one program reads it, where with B row-major the programs beside it
   // read the rest of the line at the same step. Rows shorter than 256 bytes
-  // cost DRAM time (kmajor_b_row_dram_share per 256 / row bytes - 1, on B's
-  // share of the bytes); where tiles_m rows of tiles read each row of B the
-  // share is divided among them (measured only at one row of tiles, a decode
-  // step; large GEMMs' block_K 64 tiles with B K-major run as predicted:
-  // docs/model.md §3, "Short rows of a K-major B").
+  // cost DRAM time: kmajor_b_row_dram_share of B's share of the bytes
+  // (measured with rows of 128 bytes against 256; shorter rows are priced
+  // alike, and an mma tile's rows under a line by short_row_request_cycles).
+  // Where tiles_m rows of tiles read each row of B the share is divided
+  // among them (measured only at one row of tiles, a decode step; large
+  // GEMMs' block_K 64 tiles with B K-major run as predicted: docs/model.md
+  // §3, "Short rows of a K-major B").
   double kmajor_b_row = 0.0;
-  if (p.b_layout == Layout::col && k.kmajor_b_row_dram_share > 0 && gemm_dram > 0) {
-    const double row_bytes = static_cast<double>(t.block_k) * static_cast<double>(p.elem_bytes());
-    kmajor_b_row = k.kmajor_b_row_dram_share * std::max(0.0, 256.0 / row_bytes - 1.0) * g.b_dram / gemm_dram /
-                   static_cast<double>(g.tiles_m);
-  }
+  if (p.b_layout == Layout::col && k.kmajor_b_row_dram_share > 0 && gemm_dram > 0 &&
+      t.block_k * p.elem_bytes() < 256)
+    kmajor_b_row = k.kmajor_b_row_dram_share * g.b_dram / gemm_dram / static_cast<double>(g.tiles_m);
   dram_scale += kmajor_b_row;
   const double dram_us = dram_scale * gemm_dram / (dev.dram_bandwidth_gbps * 1e3);
   // The SMs' time and DRAM's time overlap in part: their Euclidean norm

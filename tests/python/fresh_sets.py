@@ -22,10 +22,10 @@ def joined(path):
     return " ".join(path.read_text().split())
 
 
-def grown_and_flat(sets, flat, device="h100-sxm"):
-    """`tileplan validate` of SETS with today's family and with FLAT's (the
-    flat split share), both priced with DEVICE's preset."""
-    grown = cli_json("validate", *sets)
+def grown_and_flat(sets, flat, device="h100-sxm", grown_family=None):
+    """`tileplan validate` of SETS with today's family (or GROWN_FAMILY's)
+    and with FLAT's (the flat split share), both priced with DEVICE's preset."""
+    grown = cli_json("validate", *sets, *(("--family-file", grown_family) if grown_family else ()))
     old = cli_json("validate", *sets, "--family-file", flat)
     assert grown["device"] == old["device"] == device
     return grown, old

@@ -42,9 +42,9 @@ def table():
 def test_grids_of_one_wave_run_slow_and_of_many_fast(table, device, split):
     cells = table[0]
     one, two, many = (cells[(device, "16-bit", split, w)] for w in ("0.5-1", "1-2", ">4"))
-    assert one > 1.02 and one > two + 0.02 and two > many - 0.005
-    if split != "2-3":  # the higher splits: grids of many waves run fast
-        assert many < 0.975
+    assert one > 1.02 and one > max(two, many) + 0.015
+    if split != "2-3":  # the higher splits: grids of many waves run fast, and faster than of one to two
+        assert many < 0.975 and two > many - 0.005
 
 
 def test_fp8_follows_the_same_order(table):
@@ -84,3 +84,5 @@ def test_picks_that_miss_split_too_little_on_the_h100_in_16_bits_with_b_row_majo
     assert h100["below"] >= 20 * max(1, h100["above"]), h100
     assert min(h200["below"], h200["above"]) >= 0.5 * max(h200["below"], h200["above"]), h200
     assert sum(cells[("h100-sxm", "16-bit", "K-major")].values()) == 14  # splitk-linear's shapes
+    # the H200's: its linear replica (14) and the layout pairs' B K-major half (9)
+    assert sum(cells[("h200", "16-bit", "K-major")].values()) == 23

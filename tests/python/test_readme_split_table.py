@@ -51,6 +51,11 @@ ROWS = {
                                                            "fp8-one", "fp8-m", "fp8-m16")],
     "splitk-linear (14, the nn.Linear layout, fresh, H100)": [D / "h100-triton-splitk-linear" / p for p in
                                                               ("one", "m", "m16", "bf16-one", "bf16-m", "bf16-m16")],
+    "splitk-linear on the H200 (14, the nn.Linear layout)": [D / "h200-triton-splitk-linear" / p for p in
+                                                             ("one", "m", "m16", "m16-rest", "bf16-one", "bf16-m",
+                                                              "bf16-m16", "bf16-m16-rest")],
+    "layout pairs, B K-major (9, H200, fitted on)": [D / "h200-triton-splitk-layout-pairs" / f"{p}-rc" for p in
+                                                     ("m", "one", "bf16-m", "bf16-one")],
 }
 
 

@@ -39,8 +39,10 @@ def test_the_readme_s_figures_are_what_validate_says():
 
 
 def test_the_two_families_differ_only_in_the_split_s_dram_share():
+    """The flat share's family and the one the grown share shipped in (today's
+    before kmajor_b_row_dram_share, test_kmajor_b_rows.py)."""
     a = json.loads(FLAT.read_text())
-    b = json.loads((ROOT / "data/families/triton.json").read_text())
+    b = json.loads((ROOT / "data/archive/triton-before-kmajor-b-rows.json").read_text())
     ca, cb = a["split_k"]["constants"], b["split_k"]["constants"]
     assert ca["split_dram_share"]["value"] == 0.1 and "split_dram_growth" not in ca
     assert cb["split_dram_share"]["value"] == 0.08 and cb["split_dram_growth"]["value"] == 1.0

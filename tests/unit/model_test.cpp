@@ -224,6 +224,42 @@ TEST(Predict, PlannerAgreesWithDiagnose_ToTheBit) {
 
 // The terms a diagnosis shows add up to its predicted time, and each is what
 // its comment says (model.hpp, TimeTerms).
+// kmajor_b_row_dram_share (docs/model.md §3, "Short rows of a K-major
+// B"): a 16-bit decode step with B K-major pays it with block_K 64 (rows of
+// 128 bytes), not with block_K 128, nor with B row-major, nor in fp8 (the
+// family's fp8 value is 0); nearly the whole share at one row of tiles
+// (B is nearly all the bytes), divided among the rows of tiles beyond.
+TEST(Predict, KMajorBRows_PricedWhereTheRowsAreShortAndBIsKMajor) {
+  const KernelFamily& f = default_family();
+  const double share = time_for(f, DType::float16).kmajor_b_row_dram_share;
+  ASSERT_GT(share, 0.0);
+  EXPECT_EQ(time_for(f, DType::float8_e4m3).kmajor_b_row_dram_share, 0.0);
+  EXPECT_EQ(time_for(f, DType::bfloat16).kmajor_b_row_dram_share, share);
+  auto term = [](const GemmProblem& p, int64_t bm, int64_t bk) {
+    const Verdict v = diagnose(p, h200(), {bm, 128, bk, 4, 128, bm >= 64 ? Instr::wgmma : Instr::mma, 2},
+                               Model::calibrated).value();
+    EXPECT_TRUE(v.predicted);
+    return v.time_terms.kmajor_b_row_share;
+  };
+  const GemmProblem col{.m = 8, .n = 8192, .k = 8192, .b_layout = Layout::col};
+  const GemmProblem row{.m = 8, .n = 8192, .k = 8192};
+  EXPECT_NEAR(term(col, 16, 64), share, 0.01 * share);  // B is over 99% of the bytes
+  EXPECT_EQ(term(col, 16, 128), 0.0);
+  EXPECT_EQ(term(row, 16, 64), 0.0);
+  const GemmProblem fp8{.m = 8, .n = 8192, .k = 8192, .dtype = DType::float8_e4m3, .b_layout = Layout::col};
+  EXPECT_EQ(term(fp8, 16, 128), 0.0);
+  // 256 rows of A over block_M 64: four rows of tiles read each row of B.
+  const GemmProblem four{.m = 256, .n = 8192, .k = 8192, .b_layout = Layout::col};
+  const double t4 = term(four, 64, 64);
+  EXPECT_GT(t4, 0.0);
+  EXPECT_LT(t4, share / 4.0 + 1e-12);
+  // It raises the predicted time of the short rows alone.
+  const Verdict with = diagnose(col, h200(), {16, 128, 64, 4, 128, Instr::mma, 2}, Model::calibrated).value();
+  EXPECT_DOUBLE_EQ(with.time_terms.dram_us,
+                   with.time_terms.dram_scale * with.dram_bytes / (h200().dram_bandwidth_gbps * 1e3));
+  EXPECT_GT(with.time_terms.dram_scale - with.time_terms.split_dram_share - with.time_terms.kmajor_b_row_share, 0.999);
+}
+
 TEST(Predict, TimeTerms_AddUpToThePredictedTime) {
   const struct {
     GemmProblem p;
@@ -236,6 +272,8 @@ TEST(Predict, TimeTerms_AddUpToThePredictedTime) {
       {{.m = 1, .n = 8192, .k = 2048, .dtype = DType::float8_e4m3, .b_layout = Layout::col},
        {16, 128, 128, 5, 128, Instr::mma, 2}},  // a split: the reduction after
       {{2048, 2048, 2048}, {256, 256, 64, 2, 128, Instr::wgmma}},  // spills: spill_factor
+      {{.m = 4, .n = 5120, .k = 13824, .b_layout = Layout::col},
+       {16, 128, 64, 5, 128, Instr::mma, 3}},  // a K-major B's rows of 128 bytes: kmajor_b_row_dram_share
   };
   const KernelFamily& f = default_family();
   for (const auto& c : cases) {
@@ -280,7 +318,11 @@ TEST(Predict, TimeTerms_AddUpToThePredictedTime) {
     EXPECT_DOUBLE_EQ(t.dram_scale, (c.cfg.instr == Instr::mma && t.flight_bytes > knee
                                         ? 1.0 + k.mma_flight_dram_share * (t.flight_bytes - knee) / knee
                                         : 1.0) +
-                                       share);
+                                       share + t.kmajor_b_row_share);
+    // A K-major B's rows under 256 bytes: at most the share (B's part of the bytes, one row of tiles).
+    const bool short_rows = c.p.b_layout == Layout::col && c.cfg.block_k * c.p.elem_bytes() < 256;
+    EXPECT_EQ(t.kmajor_b_row_share > 0, short_rows && k.kmajor_b_row_dram_share > 0) << c.p.m;
+    EXPECT_LE(t.kmajor_b_row_share, k.kmajor_b_row_dram_share);
     EXPECT_DOUBLE_EQ(t.split_dram_share, share);
     EXPECT_NEAR(t.partial_store_us,
                 split ? sc.partial_store_share * static_cast<double>(c.cfg.split_k) * static_cast<double>(c.p.m) *
