@@ -37,10 +37,10 @@
 //             floor(n/b) rounds of b and then one round of n mod b
 //   both operands through registers: chain += t_narrow - (their loads * paired_narrow_cycles) + t_mma
 //   t_dram  = DRAM bytes under the grouped tile order / DRAM bandwidth
-//             * (1 + mma_flight_dram_share * (F - knee)/knee for an mma tile with F > knee = mma_flight_knee_kb),
+//             * (1 + mma_flight_dram_share * (F - knee)/knee for an mma tile with F > knee = mma_flight_knee_kb
+//                  + kmajor_b_row_dram_share * (B's DRAM bytes / all) / tiles_m where B is stored K-major
+//                    (b_layout col) and block_K * elem bytes < 256),
 //             F = bytes in flight on the busiest SM: its first round's programs * in_flight * stage bytes
-//             + kmajor_b_row_dram_share * (B's DRAM bytes / all) / tiles_m where B is stored K-major (b_layout
-//               col) and block_K * elem bytes < 256
 //   time    = (launch + sqrt(t_SM^2 + t_dram^2)) * (spill_factor if the kernel spills) + t_reduce
 //
 // Split-K (split_k = s > 1, a family with a split-K model): s programs per
