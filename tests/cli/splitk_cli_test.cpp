@@ -751,6 +751,32 @@ TEST(SplitKCli, Validate_LayoutPairs_TheTermMovesOnlyKMajorPicks) {
   EXPECT_GE(moved, 4);
 }
 
+// --diagnose names kmajor_b_row_dram_share where it applies (docs/model.md
+// §3, "Short rows of a K-major B"): 8x5120x13824 fp16 with B K-major,
+// 16x128x64 at split 3, B 0.995 of the DRAM bytes: +9.9%, 46.1 us against
+// 43.6 without it; not with block_K 128, not with B row-major.
+TEST(SplitKCli, Diagnose_NamesTheShortRowsOfAKMajorB) {
+  const std::string cfg = " --m 8 --n 5120 --k 13824 --block-m 16 --block-n 128 --stages 5 --threads 128 --split-k 3";
+  const CliResult r = run_cli("tile --diagnose --b-layout col --block-k 64" + cfg);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("   short K-major rows      B is K-major and a stage's rows of B are 128 bytes, under 256: "
+                       "DRAM's time +9.9%"),
+            std::string::npos)
+      << r.out;
+  const json t = split_json("tile --diagnose --b-layout col --block-k 64" + cfg)["candidates"][0];
+  EXPECT_NEAR(t["time_terms"]["kmajor_b_row_share"].get<double>(), 0.0995, 0.0005);
+  const json before =
+      split_json("tile --diagnose --b-layout col --block-k 64" + cfg + " " + before_kmajor_rows_flag())["candidates"][0];
+  EXPECT_EQ(before["time_terms"]["kmajor_b_row_share"].get<double>(), 0.0);
+  EXPECT_GT(t["predicted_us"].get<double>(), before["predicted_us"].get<double>() * 1.04);
+  for (const std::string other : {" --b-layout col --block-k 128", " --b-layout row --block-k 64"}) {
+    const CliResult o = run_cli("tile --diagnose" + other + cfg);
+    ASSERT_EQ(o.status, 0) << o.err;
+    EXPECT_EQ(o.out.find("short K-major rows"), std::string::npos) << other;
+    EXPECT_EQ(split_json("tile --diagnose" + other + cfg)["candidates"][0]["time_terms"]["kmajor_b_row_share"], 0.0);
+  }
+}
+
 TEST(SplitKCli, AutoInstr_PicksA16RowMmaTileAtOneToken) {
   const json j = split_json("tile --m 1 --n 14336 --k 3584 --split-k 1,2,4,8 --topk 3");
   EXPECT_EQ(j["problem"]["instr"], "auto");
