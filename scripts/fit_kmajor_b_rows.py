@@ -38,7 +38,7 @@ import statistics
 import subprocess
 import tempfile
 
-from harness_io import SPLIT_KEY, refusal, split_grids, split_plan
+from harness_io import SPLIT_KEY, family_file, number_list, refusal, split_grids, split_plan
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CALIBRATION = tuple(f"h200-triton-splitk-layout-pairs/{g}-rc" for g in ("m", "one", "bf16-m", "bf16-one"))
@@ -48,16 +48,6 @@ HELD_OUT = tuple(f"h100-triton-splitk-linear/{g}" for g in ("one", "m", "m16", "
 NAME = "kmajor_b_row_dram_share"
 
 fail, Parser = refusal("fit_kmajor_b_rows.py")
-
-
-def numbers(flag: str, text: str) -> list[float]:
-    try:
-        values = [float(v) for v in text.split(",")]
-    except ValueError:
-        fail(f"{flag} {text!r}: not a comma list of numbers")
-    if not values or len(values) > 100 or any(not 0 <= v <= 10 for v in values):
-        fail(f"{flag} {text!r}: 1 to 100 values, each from 0 to 10")
-    return sorted(set(values))
 
 
 def datasets(flag: str, text: str | None, default: tuple) -> list[str]:
@@ -148,14 +138,10 @@ def main() -> int:
     ap.add_argument("--device", default="h200", help="the preset that prices the calibration datasets")
     ap.add_argument("--tileplan", default=str(ROOT / "build/release/tileplan"))
     a = ap.parse_args()
-    shares = numbers("--shares", a.shares)
+    shares = number_list("--shares", a.shares, 0, 10, fail)
     cal = datasets("--calibration", a.calibration, CALIBRATION)
     held = datasets("--held-out", a.held_out, HELD_OUT)
-    try:
-        family = json.loads(pathlib.Path(a.family_file).read_text())
-        family["time"]["constants"]
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        fail(f"--family-file {a.family_file}: not a family file ({str(e)[:120]})")
+    family = family_file(a.family_file, fail)
     grids = {}
     for d in cal:
         grids.update(split_grids(pathlib.Path(d) / "timings.jsonl", fail))

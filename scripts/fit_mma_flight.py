@@ -31,7 +31,7 @@ import pathlib
 import subprocess
 import tempfile
 
-from harness_io import refusal
+from harness_io import family_file, number_list, refusal
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CALIBRATION = ("bm16/one", "bm16/m", "bm16/m16", "bm16-fresh/one", "bm16-fresh/m", "bm16-fresh/guard",
@@ -44,13 +44,7 @@ fail, Parser = refusal("fit_mma_flight.py")
 
 
 def numbers(flag: str, text: str, low: float, high: float) -> list[float]:
-    try:
-        values = [float(v) for v in text.split(",")]
-    except ValueError:
-        fail(f"{flag} {text!r}: not a comma list of numbers")
-    if not values or len(values) > 50 or any(not low <= v <= high for v in values):
-        fail(f"{flag} {text!r}: 1 to 50 values, each from {low:g} to {high:g}")
-    return sorted(set(values))
+    return number_list(flag, text, low, high, fail)
 
 
 def datasets(flag: str, text: str | None, default: tuple) -> list[str]:
@@ -105,12 +99,7 @@ def common(a) -> tuple[list[str], list[str], dict]:
     """The calibration and held-out folders and the family file the flags name, or a refusal."""
     cal = datasets("--calibration", a.calibration, CALIBRATION)
     held = datasets("--held-out", a.held_out, HELD_OUT)
-    try:
-        family = json.loads(pathlib.Path(a.family_file).read_text())
-        family["time"]["constants"]
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        fail(f"--family-file {a.family_file}: not a family file ({str(e)[:120]})")
-    return cal, held, family
+    return cal, held, family_file(a.family_file, fail)
 
 
 def main() -> int:

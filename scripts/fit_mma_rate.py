@@ -30,7 +30,7 @@ import pathlib
 import statistics
 import tempfile
 
-from harness_io import refusal, split_grids, split_plan
+from harness_io import family_file, refusal, split_grids, split_plan
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DEFAULT_DATASETS = ("data/h200-triton-splitk-bm16-fresh/guard",)
@@ -80,11 +80,8 @@ def main() -> int:
     grid = shares(a.shares)
     if not 1 <= a.min_m <= 1 << 30:
         fail(f"--min-m {a.min_m}: from 1 to 2^30")
-    try:
-        family = json.loads(pathlib.Path(a.family_file).read_text())
-        constants = family["time"]["constants"]
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        fail(f"--family-file {a.family_file}: not a family file ({str(e)[:120]})")
+    family = family_file(a.family_file, fail)
+    constants = family["time"]["constants"]
     grids: dict = {}
     for d in a.datasets:
         grids.update(measured(d, a.min_m))

@@ -19,6 +19,7 @@ finite ms. Standard library only.
 import argparse
 import json
 import math
+import pathlib
 import re
 import statistics
 import subprocess
@@ -40,6 +41,29 @@ def refusal(prog):
             fail(message)
 
     return fail, Parser
+
+
+def number_list(flag, text, low, high, fail):
+    """FLAG's comma list TEXT as sorted distinct floats, 1 to 50 of them, each
+    from LOW to HIGH; fail() otherwise."""
+    try:
+        values = [float(v) for v in text.split(",")]
+    except ValueError:
+        fail(f"{flag} {text!r}: not a comma list of numbers")
+    if not values or len(values) > 50 or any(not low <= v <= high for v in values):
+        fail(f"{flag} {text!r}: 1 to 50 values, each from {low:g} to {high:g}")
+    return sorted(set(values))
+
+
+def family_file(path, fail):
+    """The kernel family file PATH (a JSON object with time.constants) as a
+    dict; fail() naming --family-file otherwise."""
+    try:
+        family = json.loads(pathlib.Path(path).read_text())
+        family["time"]["constants"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        fail(f"--family-file {path}: not a family file ({str(e)[:120]})")
+    return family
 
 
 def tile_and_stages(tile, stages, fail):

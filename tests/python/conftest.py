@@ -46,6 +46,13 @@ def cli_error(*args):
     return err[len("tileplan: "):-1]
 
 
+def run_script(script, *args, timeout=600):
+    """The CompletedProcess of `python3 SCRIPT --tileplan CLI ARGS` (a script
+    of scripts/ that runs the CLI), from the repository's root."""
+    return subprocess.run([sys.executable, str(script), "--tileplan", str(CLI), *map(str, args)],
+                          capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+
+
 def script_error(p, prefix):
     """A script's refusal (a CompletedProcess): exit 2, nothing on stdout,
     one line on stderr that starts with `prefix`."""

@@ -5,20 +5,17 @@ the grid's size does not improve the picks), and its bad input is one line,
 exit 2."""
 
 import pathlib
-import subprocess
-import sys
 
 import pytest
 
-from conftest import CLI, script_error
+from conftest import run_script, script_error
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts/decode_grid_ratios.py"
 
 
 def run(*args):
-    return subprocess.run([sys.executable, str(SCRIPT), "--tileplan", str(CLI), *map(str, args)],
-                          capture_output=True, text=True, timeout=600, cwd=ROOT)
+    return run_script(SCRIPT, *args)
 
 
 @pytest.fixture(scope="module")

@@ -6,12 +6,10 @@ the script's bad input is one line, exit 2."""
 
 import json
 import pathlib
-import subprocess
-import sys
 
 import pytest
 
-from conftest import CLI, cli_json, script_error
+from conftest import run_script, cli_json, script_error
 from fresh_sets import assert_all_held_out, geo, joined
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -23,8 +21,7 @@ FLAT = ROOT / "data/archive/triton-before-split-growth.json"
 
 
 def run(*args):
-    return subprocess.run([sys.executable, str(SCRIPT), "--tileplan", str(CLI), *map(str, args)],
-                          capture_output=True, text=True, timeout=600, cwd=ROOT)
+    return run_script(SCRIPT, *args)
 
 
 @pytest.fixture(scope="module")
