@@ -465,7 +465,8 @@ std::string diagnose_text(const TileReport& r) {
   }
   // An mma tile's bytes in flight per SM past the knee slow DRAM
   // (mma_flight_knee_kb, mma_flight_dram_share; docs/model.md §3).
-  // (The split's share is subtracted back out: 1e-9 keeps its rounding from showing the line.)
+  // (The split's and a K-major B's shares are subtracted back out: 1e-9 keeps
+  // their rounding from showing the line.)
   if (has_time(v) &&
       v.time_terms.dram_scale - v.time_terms.split_dram_share - v.time_terms.kmajor_b_row_share > 1 + 1e-9)
     fmt::format_to(o,
