@@ -16,10 +16,20 @@ all configurations and for those within --near (1.2) of the shape's best.
              (operand tiles held in registers spill, priced per register by
              spill_access_cycles), "epilogue spills" (narrow stores of C),
              "accumulators spill" (spill_factor), or "no spill";
-    class+spill  both.
+    class+spill  both;
+    block_k  the configuration's block_K;
+    class+block_k  both.
+
+--centred divides each ratio by the median ratio of its shape's
+configurations in the same line (all, or near the best), so that a shape's
+own offset cancels and the groups compare within shapes. --near-by
+predicted takes the near-best line's configurations by their predicted time
+(within --near of the shape's least predicted), which does not favour the
+configurations that happened to run fast.
 
     python3 scripts/predicted_vs_measured.py --split heldout data/h200-triton-v2 data/h200-triton-v4
     python3 scripts/predicted_vs_measured.py --by class+spill --near 1.5 data/h200-triton-v24
+    python3 scripts/predicted_vs_measured.py --split heldout --by class+block_k --centred --near-by predicted data/h200-triton-v31
 
 Standard library only.
 """
@@ -89,7 +99,10 @@ def main():
     ap.add_argument("datasets", nargs="+")
     ap.add_argument("--split", choices=["calibration", "heldout", "all"], default="all")
     ap.add_argument("--near", type=float, default=1.2, help="the near-best line's bound over the best (default 1.2)")
-    ap.add_argument("--by", choices=["none", "class", "spill", "class+spill"], default="none")
+    ap.add_argument("--by", choices=["none", "class", "spill", "class+spill", "block_k", "class+block_k"], default="none")
+    ap.add_argument("--centred", action="store_true", help="divide each ratio by its shape's median in the line")
+    ap.add_argument("--near-by", choices=["measured", "predicted"], default="measured",
+                    help="which time the near-best line's bound applies to (default measured)")
     ap.add_argument("--tileplan", default=str(ROOT / "build" / "release" / "tileplan"))
     ap.add_argument("--device", default="h200",
                     help="the preset the tool plans for (default h200; the H100 datasets: h100-sxm)")
@@ -117,17 +130,27 @@ def main():
                 if ld:
                     args += [flag, str(ld)]
             plan = tile_json(args, fail, case_name(m, n, k, dtype, a_layout, b_layout))
-            best = min(measured.values())
-            for c in plan["candidates"]:
-                key = f"{c['block_m']}x{c['block_n']}x{c['block_k']}_s{c['stages']}_w{c['threads'] // 32}"
-                if key not in measured:
-                    continue
-                group = {"none": "", "class": cls, "spill": spill_kind(c),
-                         "class+spill": f"{cls} {spill_kind(c)}"}[a.by]
-                r = c["predicted_us"] / measured[key]
-                groups.setdefault((group, False), []).append(r)
-                if measured[key] <= a.near * best:
-                    groups.setdefault((group, True), []).append(r)
+            key = lambda c: f"{c['block_m']}x{c['block_n']}x{c['block_k']}_s{c['stages']}_w{c['threads'] // 32}"
+            paired = [(c, measured[key(c)]) for c in plan["candidates"] if key(c) in measured]
+            if not paired:
+                continue
+            by_predicted = a.near_by == "predicted"
+            # the measured best over every measured configuration, the predicted one over those planned
+            best = min(c["predicted_us"] for c, _ in paired) if by_predicted else min(measured.values())
+            shape = {}  # (group, near?) -> this shape's ratios
+            for c, us in paired:
+                group = {"none": "", "class": cls, "spill": spill_kind(c), "class+spill": f"{cls} {spill_kind(c)}",
+                         "block_k": f"block_K {c['block_k']}", "class+block_k": f"{cls} block_K {c['block_k']}"}[a.by]
+                r = c["predicted_us"] / us
+                shape.setdefault((group, False), []).append(r)
+                if (c["predicted_us"] if by_predicted else us) <= a.near * best:
+                    shape.setdefault((group, True), []).append(r)
+            for is_near in (False, True):
+                xs = [r for (g, n), rs in shape.items() if n == is_near for r in rs]
+                mid = pct(xs, 0.5) if a.centred and xs else 1.0
+                for (g, n), rs in shape.items():
+                    if n == is_near:
+                        groups.setdefault((g, n), []).extend(r / mid for r in rs)
     if not groups:
         fail("no measured configuration in the datasets and split given")
     near_label = f"within {a.near:g}x of the best"

@@ -98,6 +98,7 @@ def one_line_error(p):
 def test_bad_input_is_one_line_and_exit_2(tmp_path):
     one_line_error(run())
     one_line_error(run("--by", "shape", ROOT / "data/h200-triton-v4"))
+    one_line_error(run("--near-by", "both", ROOT / "data/h200-triton-v4"))
     one_line_error(run("--near", 0.5, ROOT / "data/h200-triton-v4"))
     one_line_error(run("--near", "nan", ROOT / "data/h200-triton-v4"))
     one_line_error(run("--device", "h900", ROOT / "data/h200-triton-v4"))  # the tool's refusal, in one line
@@ -148,3 +149,39 @@ def test_device_reaches_the_tool():
     h100, h200 = (run("--device", d, ROOT / "data/h100-triton-v47") for d in ("h100-sxm", "h200"))
     assert h100.returncode == 0 and h200.returncode == 0, h100.stderr + h200.stderr
     assert h100.stdout != h200.stdout
+
+
+def test_block_k_groups_centred_on_each_shape():
+    """--by block_k splits the lines by block_K; --centred divides each
+    ratio by its shape's median, so the ungrouped centred line's median is 1;
+    --near-by predicted picks the near-best line by the predicted time."""
+    data = ROOT / "data/h200-triton-v4"
+    plain = lines(run("--near", 1.5, data).stdout)
+    by_k = lines(run("--by", "block_k", "--near", 1.5, data).stdout)
+    assert {label.split(" ", 2)[1] for label in by_k} <= {"32", "64", "128"}
+    assert sum(n for label, (n, _, _) in by_k.items() if label.endswith(" all")) == plain["all"][0]
+    centred = lines(run("--centred", "--near", 1.5, data).stdout)
+    assert centred["all"][0] == plain["all"][0] and abs(centred["all"][1] - 1) < 0.02
+    assert centred["all"][1] != plain["all"][1]
+    by_pred = lines(run("--near-by", "predicted", "--near", 1.5, data).stdout)
+    assert by_pred["all"] == plain["all"] and by_pred["within 1.5x of the best"] != plain["within 1.5x of the best"]
+
+
+def test_docs_block_k_figures_of_the_gate_s_k_major_classes():
+    """docs/model.md §3, "Short rows of a K-major B": the gate's 16-bit
+    classes with B K-major and M > 1, near the predicted best, centred."""
+    sets = [ROOT / f"data/h200-triton-{v}" for v in (
+        "v5a", "v5b", "v6", "v7", "v8", "v9", "v10", "v12", "v14", "v16", "v17", "v18", "v19", "v21", "v22", "v23",
+        "v24", "v25", "v26", "v28", "v29", "v30", "v31", "v32", "v33", "v34", "v35", "v36", "v37", "v38", "v40",
+        "v41", "v42", "v44", "v46", "v47", "pad1", "nbits1")]
+    p = run("--split", "heldout", "--by", "class+block_k", "--centred", "--near-by", "predicted", *sets)
+    assert p.returncode == 0, p.stderr
+    medians = {64: [], 128: []}
+    for label, (n, median, _) in lines(p.stdout).items():
+        m = re.match(r"(?:float16|bfloat16):rc:[mM][nN][kK] block_K (64|128) within", label)
+        if m and not label.split(":")[2].startswith("1") and n >= 10:
+            medians[int(m.group(1))].append(median)
+    doc = " ".join((ROOT / "docs/model.md").read_text().split())
+    assert (f"{min(medians[64]):.3f}–{max(medians[64]):.3f} with block_K 64 and "
+            f"{min(medians[128]):.3f}–{max(medians[128]):.3f} with block_K 128") in doc
+
