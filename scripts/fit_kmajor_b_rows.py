@@ -145,24 +145,27 @@ def main() -> int:
     grids = {}
     for d in cal:
         grids.update(split_grids(pathlib.Path(d) / "timings.jsonl", fail))
+    if not grids:
+        fail("--calibration: the datasets hold no checked split-K harness case")
 
-    print(f"calibration: {len(grids)} shapes of {len(cal)} datasets; median measured / predicted time, "
-          "each shape's median 1")
-    print(f"{'share':>6} {'block_K 64':>10} {'block_K 128':>11} {'gap':>7}")
+    # Everything is computed before anything is printed: a refusal leaves stdout empty.
+    out = [f"calibration: {len(grids)} shapes of {len(cal)} datasets; median measured / predicted time, "
+           "each shape's median 1", f"{'share':>6} {'block_K 64':>10} {'block_K 128':>11} {'gap':>7}"]
     best = None
     for share in shares:
-        k64, k128, n = residual_medians(a.tileplan, with_share(family, share), grids, a.device)
+        k64, k128, _ = residual_medians(a.tileplan, with_share(family, share), grids, a.device)
         gap = k64 - k128
-        print(f"{share:6g} {math.exp(k64):10.3f} {math.exp(k128):11.3f} {math.exp(gap):7.3f}")
+        out.append(f"{share:6g} {math.exp(k64):10.3f} {math.exp(k128):11.3f} {math.exp(gap):7.3f}")
         if best is None or abs(gap) < abs(best[1]) - 1e-12:
             best = (share, gap)
     share = best[0]
-    print(f"fitted: {NAME} {share:g} (the block_K 64 over block_K 128 gap {math.exp(best[1]):.3f})")
+    out.append(f"fitted: {NAME} {share:g} (the block_K 64 over block_K 128 gap {math.exp(best[1]):.3f})")
     for label, dirs in (("calibration", cal), ("held out", held)):
         r0 = regret(a.tileplan, with_share(family, 0), dirs)
         r1 = regret(a.tileplan, with_share(family, share), dirs)
-        print(f"{label}: {r1[3]} shapes: top-1 {r0[0]:.4f} / {r0[1]:.3f} -> {r1[0]:.4f} / {r1[1]:.3f}, "
-              f"best of top 5 {r0[2]:.4f} -> {r1[2]:.4f}")
+        out.append(f"{label}: {r1[3]} shapes: top-1 {r0[0]:.4f} / {r0[1]:.3f} -> {r1[0]:.4f} / {r1[1]:.3f}, "
+                   f"best of top 5 {r0[2]:.4f} -> {r1[2]:.4f}")
+    print("\n".join(out))
     return 0
 
 

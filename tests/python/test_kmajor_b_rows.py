@@ -98,3 +98,6 @@ def test_bad_input_is_one_line(tmp_path):
     bad.write_text("{")
     script_error(run("--family-file", bad), f"fit_kmajor_b_rows.py: --family-file {bad}")
     script_error(run("--bogus"), "fit_kmajor_b_rows.py:")
+    script_error(run("--device", "h900"), "fit_kmajor_b_rows.py: 8x5120x13824: tileplan tile: tileplan: --device")
+    script_error(run("--calibration", ROOT / "data/h200-triton-v4"), "fit_kmajor_b_rows.py: --calibration:")
+    script_error(run_script(SCRIPT, "--tileplan", tmp_path / "missing"), "fit_kmajor_b_rows.py: --tileplan")
