@@ -751,6 +751,55 @@ TEST(SplitKCli, Validate_LayoutPairs_TheTermMovesOnlyKMajorPicks) {
   EXPECT_GE(moved, 4);
 }
 
+// The term's judge, measured after it froze (data/h100-triton-splitk-
+// kmajor-fresh, ten 16-bit decode steps with B K-major on an H100, nothing
+// fitted): on the picks a draw, 1.014 / 1.023 / 1.006 before it and 1.015 /
+// 1.040 / 1.007 with it, eight picks moved (four better, four worse), both
+// within the thresholds over the set; the controls keep their picks. The
+// effect it prices holds: the measured best has block_K 128 on nine shapes.
+TEST(SplitKCli, Validate_KMajorFresh_TheTermIsADrawOnThePicks) {
+  const std::string data = folders("data/h100-triton-splitk-kmajor-fresh/", {"m", "bf16-m", "one", "bf16-one"});
+  const std::string gate = " --max-top1-geomean 1.03 --max-top1-worst 1.10";
+  const json now = split_json("validate " + data), then = split_json("validate " + data + before_kmajor_rows_flag());
+  EXPECT_EQ(now["device"], "h100-sxm");
+  ASSERT_EQ(now["shapes"].size(), 10u);
+  ASSERT_EQ(then["shapes"].size(), 10u);
+  int moved = 0, better = 0, best_k128 = 0;
+  for (std::size_t i = 0; i < 10; ++i) {
+    const json &a = then["shapes"][i], &b = now["shapes"][i];
+    ASSERT_EQ(a["shape"], b["shape"]);
+    EXPECT_EQ(b["split"], "held-out") << b["shape"];
+    if (b["best_key"].get<std::string>().find("x128_s") != std::string::npos) ++best_k128;
+    if (a["calibrated"]["top1_key"] == b["calibrated"]["top1_key"]) continue;
+    ++moved;
+    if (b["calibrated"]["top1_regret"].get<double>() < a["calibrated"]["top1_regret"].get<double>()) ++better;
+  }
+  EXPECT_EQ(moved, 8);
+  EXPECT_EQ(better, 4);
+  EXPECT_EQ(best_k128, 9);
+  int controls = 0;
+  for (std::size_t i = 0; i < 10; ++i) {
+    const std::string shape = now["shapes"][i]["shape"];
+    if (shape != "8x2048x8192:float16:rc" && shape != "3x10240x2560:bfloat16:rc") continue;
+    ++controls;
+    EXPECT_EQ(now["shapes"][i]["calibrated"]["top1_key"], then["shapes"][i]["calibrated"]["top1_key"]) << shape;
+  }
+  EXPECT_EQ(controls, 2);
+  const json& c = now["summary"]["calibrated"];
+  EXPECT_LE(c["top1_geomean"].get<double>(), 1.02);  // measured 1.0151 (before 1.0140)
+  EXPECT_LE(c["top1_worst"].get<double>(), 1.05);    // measured 1.040 (before 1.023)
+  EXPECT_LE(c["top5_geomean"].get<double>(), 1.01);  // measured 1.0068 (before 1.0056)
+  EXPECT_LT(std::abs(c["top1_geomean"].get<double>() - then["summary"]["calibrated"]["top1_geomean"].get<double>()),
+            0.005);
+  EXPECT_EQ(run_cli("validate " + data + gate).status, 0);
+  EXPECT_EQ(run_cli("validate " + data + before_kmajor_rows_flag() + gate).status, 0);
+  // Each family misses one class's best of top 5 by a hair: today fp16 at
+  // M = 2-8 (1.0103), before it fp16 at M = 1 (1.0115).
+  expect_known_miss(data + "--class float16:rc:mNK", "--max-top1-geomean 1.02 --max-top1-worst 1.04 --max-top5-geomean 1.012",
+                    3);
+  expect_meets_thresholds(data + "--class bfloat16:rc:mNK,float16:rc:1NK,bfloat16:rc:1NK", 7);
+}
+
 // --diagnose names kmajor_b_row_dram_share where it applies (docs/model.md
 // §3, "Short rows of a K-major B"): 8x5120x13824 fp16 with B K-major,
 // 16x128x64 at split 3, B 0.995 of the DRAM bytes: +9.9%, 46.1 us against

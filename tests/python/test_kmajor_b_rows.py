@@ -1,8 +1,9 @@
 """kmajor_b_row_dram_share (docs/model.md §3, "Short rows of a K-major B"):
 scripts/fit_kmajor_b_rows.py reproduces the family's value from the layout
 pairs' B K-major half, the family before it differs in that constant alone,
-the layout pairs' README is what the files and `tileplan validate` say, and
-the script's bad input is one line, exit 2."""
+the layout pairs' README and the fresh judge's (data/h100-triton-splitk-
+kmajor-fresh) are what the files and `tileplan validate` say, and the
+script's bad input is one line, exit 2."""
 
 import json
 import pathlib
@@ -18,6 +19,7 @@ PAIRS = ROOT / "data/h200-triton-splitk-layout-pairs"
 GROUPS = ("m", "one", "bf16-m", "bf16-one")
 BEFORE = ROOT / "data/archive/triton-before-kmajor-b-rows.json"
 FLAT = ROOT / "data/archive/triton-before-split-growth.json"
+FRESH = ROOT / "data/h100-triton-splitk-kmajor-fresh"
 
 
 def run(*args):
@@ -86,6 +88,32 @@ def test_the_b_k_major_best_has_block_k_128_and_every_case_is_held_out():
     # The same nine shapes in both layouts.
     r = cli_json("validate", *[PAIRS / f"{g}-rr" for g in GROUPS])
     assert sorted(s["shape"].split(":")[0] for s in r["shapes"]) == sorted(s["shape"].split(":")[0] for s in d["shapes"])
+
+
+def test_the_fresh_judge_s_readme_is_what_validate_and_the_fit_say():
+    """Measured after the freeze: a draw on the picks, and the fit on it
+    would land at 0.08, near the frozen 0.1."""
+    sets = [FRESH / g for g in GROUPS]
+    assert_all_held_out(sets, "NVIDIA H100 80GB HBM3", 10)
+    readme = (FRESH / "README.md").read_text()
+    text = joined(FRESH / "README.md")
+    for label, family in (("before the term", ("--family-file", BEFORE)), ("today (the term at 0.1)", ())):
+        d = cli_json("validate", *sets, *family)
+        assert d["device"] == "h100-sxm"
+        c = d["summary"]["calibrated"]
+        row = next(x for x in readme.splitlines() if x.startswith(f"| {label} |"))
+        cells = [x.strip() for x in row.split("|")[2:-1]]
+        assert cells[0] == f"{c['top1_geomean']:.3f} / {c['top1_worst']:.3f} / {c['top5_geomean']:.3f}"
+        assert cells[1] == f"{geo([x['cublas_ms'] / x['pick_ms'] for x in d['shapes']]):.3f}"
+        assert cells[2] == f"{geo([x['best_unsplit_ms'] / x['pick_ms'] for x in d['shapes']]):.3f}"
+    p = run("--calibration", ",".join(str(s) for s in sets), "--device", "h100-sxm", "--held-out", PAIRS / "m-rc")
+    assert p.returncode == 0, p.stderr
+    assert "fitted: kmajor_b_row_dram_share 0.08 " in p.stdout
+    rows = {line.split()[0]: line.split()[1:] for line in p.stdout.splitlines()
+            if len(line.split()) == 4 and line.split()[0].replace(".", "").isdigit()}
+    assert rows["0"] == ["1.018", "0.981", "1.038"] and rows["0.1"][2] == "0.991"
+    assert "(median measured / predicted 1.018 against 0.981) and 0.991× with it" in text
+    assert "would fit **0.08** here" in text
 
 
 def test_bad_input_is_one_line(tmp_path):

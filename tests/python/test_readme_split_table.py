@@ -56,6 +56,8 @@ ROWS = {
                                                               "bf16-m16", "bf16-m16-rest")],
     "layout pairs, B K-major (9, H200, fitted on)": [D / "h200-triton-splitk-layout-pairs" / f"{p}-rc" for p in
                                                      ("m", "one", "bf16-m", "bf16-one")],
+    "splitk-kmajor-fresh (10, the nn.Linear layout, fresh after the short-rows term, H100)":
+        [D / "h100-triton-splitk-kmajor-fresh" / p for p in ("m", "bf16-m", "one", "bf16-one")],
 }
 
 
