@@ -114,6 +114,15 @@ def test_the_fresh_judge_s_readme_is_what_validate_and_the_fit_say():
     assert rows["0"] == ["1.018", "0.981", "1.038"] and rows["0.1"][2] == "0.991"
     assert "(median measured / predicted 1.018 against 0.981) and 0.991× with it" in text
     assert "would fit **0.08** here" in text
+    linear = [ROOT / "data/h100-triton-splitk-linear" / g for g in ("one", "m", "m16", "bf16-one", "bf16-m", "bf16-m16")]
+    for family, figures in (((), "**1.013 / 1.040 / 1.005**, cuBLAS / pick 0.999"),
+                            (("--family-file", BEFORE), "against 1.016 / 1.079 / 1.008, 0.996")):
+        d = cli_json("validate", *sets, *linear, *family)
+        c = d["summary"]["calibrated"]
+        cublas = geo([x["cublas_ms"] / x["pick_ms"] for x in d["shapes"]])
+        shown = f"{c['top1_geomean']:.3f} / {c['top1_worst']:.3f} / {c['top5_geomean']:.3f}"
+        assert figures.replace("**", "").endswith(f"{cublas:.3f}") and shown in figures, (shown, cublas)
+        assert figures in text
 
 
 def test_bad_input_is_one_line(tmp_path):
