@@ -4,7 +4,8 @@
 For each measured shape of the given datasets (and split), runs `tileplan
 tile` over the measured grid with the shape's input type, layouts and leading
 dimensions, pairs every feasible configuration's predicted_us with its
-measured time (unsplit configurations only), and prints the ratio's median,
+measured time (unsplit configurations only: those of the split-K harness
+count with their `_k1_none` rows), and prints the ratio's median,
 10th and 90th percentiles, mean absolute log error and geometric mean, for
 all configurations and for those within --near (1.2) of the shape's best.
 
@@ -18,7 +19,12 @@ all configurations and for those within --near (1.2) of the shape's best.
              "accumulators spill" (spill_factor), or "no spill";
     class+spill  both;
     block_k  the configuration's block_K;
-    class+block_k  both.
+    class+block_k  both;
+    stages   the configuration's stages;
+    class+stages  both.
+
+--min-n and --max-m keep the cases whose N is at least, and whose M is at
+most, the value given (the wide decode steps, say).
 
 --centred divides each ratio by the median ratio of its shape's
 configurations in the same line (all, or near the best), so that a shape's
@@ -30,6 +36,7 @@ configurations that happened to run fast.
     python3 scripts/predicted_vs_measured.py --split heldout data/h200-triton-v2 data/h200-triton-v4
     python3 scripts/predicted_vs_measured.py --by class+spill --near 1.5 data/h200-triton-v24
     python3 scripts/predicted_vs_measured.py --split heldout --by class+block_k --centred --near-by predicted data/h200-triton-v31
+    python3 scripts/predicted_vs_measured.py --by stages --centred --near-by predicted --near 1.1 --min-n 16384 --max-m 16 --device h100-sxm data/h100-triton-splitk-linear/m
 
 Standard library only.
 """
@@ -42,8 +49,10 @@ import re
 from harness_io import CONFIG_KEY, refusal, tile_json
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-GRID = ["--block-m", "64,128,256", "--block-n", "64,128,256", "--block-k", "32,64,128",
+# The harness grids' tiles (16- and 32-row ones from the split-K harness).
+GRID = ["--block-m", "16,32,64,128,256", "--block-n", "64,128,256", "--block-k", "32,64,128",
         "--stages", "2,3,4,5", "--threads", "128,256"]
+UNSPLIT_SUFFIX = "_k1_none"  # the split-K harness's unsplit rows
 fail, Parser = refusal("predicted_vs_measured.py")
 
 
@@ -78,18 +87,22 @@ def load(ds):
             continue
         try:
             r = json.loads(line)
-            if r.get("ms") is None or not CONFIG_KEY.match(r["key"]) or r.get("split_k", 1) != 1:
+            key = r["key"]
+            if key.endswith(UNSPLIT_SUFFIX) and r.get("variant", "none") == "none":
+                key = key[: -len(UNSPLIT_SUFFIX)]
+            if r.get("ms") is None or not CONFIG_KEY.match(key) or r.get("split_k", 1) != 1:
                 continue
             dims = tuple(int(r[d]) for d in "MNK")
             case = (*dims, r.get("dtype", "float16"), r.get("a_layout", "row"), r.get("b_layout", "row"),
                     r.get("lda"), r.get("ldb"), r.get("ldc"))
-            times, _ = cases.setdefault(case, ({}, r.get("class", "float16:rr:" + "".join(
+            layouts = case[4][0] + case[5][0]
+            times, _ = cases.setdefault(case, ({}, r.get("class", f"{case[3]}:{layouts}:" + "".join(
                 "MNK"[i] if d % 16 == 0 else "mnk"[i] for i, d in enumerate(dims)))))
             ms = float(r["ms"])
             if not (ms > 0 and math.isfinite(ms)):
                 raise ValueError(f"ms {r['ms']} is not a positive time")
-            times[r["key"]] = ms * 1e3
-        except (ValueError, KeyError, TypeError, AttributeError) as e:
+            times[key] = ms * 1e3
+        except (ValueError, KeyError, TypeError, AttributeError, IndexError) as e:
             fail(f"{ds}/timings.jsonl line {number}: not a timing row of the harness ({type(e).__name__}: {e})")
     return cases
 
@@ -99,7 +112,10 @@ def main():
     ap.add_argument("datasets", nargs="+")
     ap.add_argument("--split", choices=["calibration", "heldout", "all"], default="all")
     ap.add_argument("--near", type=float, default=1.2, help="the near-best line's bound over the best (default 1.2)")
-    ap.add_argument("--by", choices=["none", "class", "spill", "class+spill", "block_k", "class+block_k"], default="none")
+    ap.add_argument("--by", choices=["none", "class", "spill", "class+spill", "block_k", "class+block_k", "stages",
+                                     "class+stages"], default="none")
+    ap.add_argument("--min-n", default="1", help="only cases with N at least this (default 1)")
+    ap.add_argument("--max-m", default=None, help="only cases with M at most this (default: any)")
     ap.add_argument("--centred", action="store_true", help="divide each ratio by its shape's median in the line")
     ap.add_argument("--near-by", choices=["measured", "predicted"], default="measured",
                     help="which time the near-best line's bound applies to (default measured)")
@@ -109,6 +125,13 @@ def main():
     a = ap.parse_args()
     if not (a.near >= 1.0 and math.isfinite(a.near)):
         fail(f"--near {a.near}: must be a finite number of at least 1")
+    bounds = {}
+    for flag, text in (("--min-n", a.min_n), ("--max-m", a.max_m)):
+        if text is None:
+            continue
+        if not (text.isdigit() and 1 <= int(text) <= 2**31 - 1):
+            fail(f"--{flag[2:]} {text}: must be a whole number from 1 to 2147483647")
+        bounds[flag] = int(text)
     groups = {}  # (group, near?) -> ratios predicted / measured
     for name in a.datasets:
         ds = pathlib.Path(name)
@@ -123,6 +146,8 @@ def main():
             m, n, k, dtype, a_layout, b_layout, lda, ldb, ldc = case
             is_held = case_name(m, n, k, dtype, a_layout, b_layout) in held
             if a.split == "heldout" and not is_held or a.split == "calibration" and is_held:
+                continue
+            if n < bounds.get("--min-n", 1) or m > bounds.get("--max-m", m):
                 continue
             args = [a.tileplan, "tile", "--device", a.device, "--m", str(m), "--n", str(n), "--k", str(k), "--dtype", dtype,
                     "--a-layout", a_layout, "--b-layout", b_layout, "--topk", "0", "--format", "json", *GRID]
@@ -140,7 +165,8 @@ def main():
             shape = {}  # (group, near?) -> this shape's ratios
             for c, us in paired:
                 group = {"none": "", "class": cls, "spill": spill_kind(c), "class+spill": f"{cls} {spill_kind(c)}",
-                         "block_k": f"block_K {c['block_k']}", "class+block_k": f"{cls} block_K {c['block_k']}"}[a.by]
+                         "block_k": f"block_K {c['block_k']}", "class+block_k": f"{cls} block_K {c['block_k']}",
+                         "stages": f"stages {c['stages']}", "class+stages": f"{cls} stages {c['stages']}"}[a.by]
                 r = c["predicted_us"] / us
                 shape.setdefault((group, False), []).append(r)
                 if (c["predicted_us"] if by_predicted else us) <= a.near * best:

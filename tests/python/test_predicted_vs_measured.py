@@ -112,7 +112,8 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path):
     good = {"M": 64, "N": 64, "K": 64, "key": "64x64x32_s2_w4", "ms": 0.01}
     for bad in ('{"M": 64, "N":', "[1]", json.dumps({**good, "ms": 0}), json.dumps({**good, "ms": -1}),
                 json.dumps({**good, "ms": "nan"}), json.dumps({**good, "ms": 1e400}), json.dumps({**good, "M": "x"}),
-                json.dumps({k: v for k, v in good.items() if k != "K"})):
+                json.dumps({k: v for k, v in good.items() if k != "K"}), json.dumps({**good, "a_layout": ""}),
+                json.dumps({**good, "b_layout": 7}), json.dumps({**good, "key": "64x64x32_s2_w4_k1_none", "variant": 3})):
         (tmp_path / "timings.jsonl").write_text(bad + "\n")
         one_line_error(run(tmp_path))
     (tmp_path / "timings.jsonl").write_text(json.dumps(good) + "\n")
@@ -124,6 +125,11 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path):
     one_line_error(run(tmp_path))  # the tool's own rule, in one line
     (tmp_path / "timings.jsonl").write_text(json.dumps({**good, "M": 2**40, "N": 2**40}) + "\n")
     one_line_error(run(tmp_path))
+    v4 = ROOT / "data/h200-triton-v4"
+    for flag in ("--min-n", "--max-m"):
+        for bad in ("0", "-1", "x", "", "1.5", "2147483648", "99999999999999999999"):
+            one_line_error(run(flag, bad, v4))
+    one_line_error(run("--min-n", "2147483647", v4))  # every case filtered out
 
 
 def test_docs_table_of_spilled_operand_tiles():
@@ -184,4 +190,50 @@ def test_docs_block_k_figures_of_the_gate_s_k_major_classes():
     doc = " ".join((ROOT / "docs/model.md").read_text().split())
     assert (f"{min(medians[64]):.3f}–{max(medians[64]):.3f} with block_K 64 and "
             f"{min(medians[128]):.3f}–{max(medians[128]):.3f} with block_K 128") in doc
+
+
+def test_split_datasets_count_their_unsplit_rows_and_stages_group():
+    """A split-K dataset's unsplit rows (`_k1_none`) pair with the plan's
+    configurations; its split and auxiliary rows do not."""
+    fresh = ROOT / "data/h100-triton-splitk-kmajor-fresh/m"
+    p = run("--by", "stages", "--device", "h100-sxm", fresh)
+    assert p.returncode == 0, p.stderr
+    got = lines(p.stdout)
+    assert {label.split()[1] for label in got} == {"3", "4", "5"}
+    unsplit = [json.loads(x) for x in (fresh / "timings.jsonl").read_text().splitlines()]
+    unsplit = [r for r in unsplit if r.get("variant") == "none" and r.get("ms") is not None]
+    assert sum(n for label, (n, _, _) in got.items() if label.endswith(" all")) == len(unsplit)
+    by_class = lines(run("--by", "class+stages", "--device", "h100-sxm", fresh).stdout)
+    assert {label.split()[0] for label in by_class} == {"float16:rc:mNK"}
+    # --min-n and --max-m keep the cases they name: N >= 16384 is two of m's three.
+    wide = lines(run("--min-n", 16384, "--device", "h100-sxm", fresh).stdout)
+    narrow = lines(run("--max-m", 2, "--device", "h100-sxm", fresh).stdout)
+    per_shape = len(unsplit) // 3
+    assert wide["all"][0] == 2 * per_shape and narrow["all"][0] == per_shape
+
+
+def test_docs_stage_tilt_of_the_wide_decode_steps():
+    """docs/model.md §6, "The decode steps show it too": 16-row tiles at
+    M <= 16 near the predicted best, by stages, over all N and N >= 16384."""
+    doc = " ".join((ROOT / "docs/model.md").read_text().split())
+    h100 = sorted(p for p in (ROOT / "data").glob("h100-triton-splitk-*/*/") if "repeat" not in str(p))
+    h200 = sorted(p.parent for pattern in ("h200-triton-splitk-*/timings.jsonl", "h200-triton-splitk-*/*/timings.jsonl")
+                  for p in (ROOT / "data").glob(pattern))
+    for sets, device, widths in ((h100, "h100-sxm", "1.004, 1.000, 1.000 for 3, 4 and 5 stages over all N, and "
+                                  "1.015, 1.004, 0.977 at N ≥ 16384 (119, 105 and 71 configurations)"),
+                                 (h200, "h200", "1.005, 1.000, 1.000 and 1.007, 1.000, 0.990")):
+        medians = []
+        for min_n in (1, 16384):
+            p = run("--by", "stages", "--centred", "--near-by", "predicted", "--near", 1.1, "--max-m", 16,
+                    "--min-n", min_n, "--device", device, *sets)
+            assert p.returncode == 0, p.stderr
+            got = lines(p.stdout)
+            medians.append([got[f"stages {s} within 1.1x of the best"] for s in (3, 4, 5)])
+        text = ", ".join(f"{m[1]:.3f}" for m in medians[0]), ", ".join(f"{m[1]:.3f}" for m in medians[1])
+        assert text[0] in widths and text[1] in widths, (text, widths)
+        if device == "h100-sxm":
+            assert f"({medians[1][0][0]}, {medians[1][1][0]} and {medians[1][2][0]} configurations)" in widths
+        assert widths in doc
+        # The tilt: 5 stages priced fast against 3 where N is wide, not over all N.
+        assert medians[1][0][1] - medians[1][2][1] > 0.015 > abs(medians[0][0][1] - medians[0][2][1])
 
