@@ -46,13 +46,12 @@ import math
 import pathlib
 import re
 
-from harness_io import CONFIG_KEY, refusal, tile_json
+from harness_io import CONFIG_KEY, SPLIT_KEY, refusal, tile_json
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 # The harness grids' tiles (16- and 32-row ones from the split-K harness).
 GRID = ["--block-m", "16,32,64,128,256", "--block-n", "64,128,256", "--block-k", "32,64,128",
         "--stages", "2,3,4,5", "--threads", "128,256"]
-UNSPLIT_SUFFIX = "_k1_none"  # the split-K harness's unsplit rows
 fail, Parser = refusal("predicted_vs_measured.py")
 
 
@@ -87,9 +86,9 @@ def load(ds):
             continue
         try:
             r = json.loads(line)
-            key = r["key"]
-            if key.endswith(UNSPLIT_SUFFIX) and r.get("variant", "none") == "none":
-                key = key[: -len(UNSPLIT_SUFFIX)]
+            key, split = r["key"], SPLIT_KEY.match(r["key"])
+            if split and split.group(6, 7) == ("1", "none") and r.get("variant", "none") == "none":  # unsplit rows
+                key = key[: key.rindex("_k")]
             if r.get("ms") is None or not CONFIG_KEY.match(key) or r.get("split_k", 1) != 1:
                 continue
             dims = tuple(int(r[d]) for d in "MNK")
@@ -114,7 +113,7 @@ def main():
     ap.add_argument("--near", type=float, default=1.2, help="the near-best line's bound over the best (default 1.2)")
     ap.add_argument("--by", choices=["none", "class", "spill", "class+spill", "block_k", "class+block_k", "stages",
                                      "class+stages"], default="none")
-    ap.add_argument("--min-n", default="1", help="only cases with N at least this (default 1)")
+    ap.add_argument("--min-n", default=None, help="only cases with N at least this (default: any)")
     ap.add_argument("--max-m", default=None, help="only cases with M at most this (default: any)")
     ap.add_argument("--centred", action="store_true", help="divide each ratio by its shape's median in the line")
     ap.add_argument("--near-by", choices=["measured", "predicted"], default="measured",
@@ -130,7 +129,7 @@ def main():
         if text is None:
             continue
         if not (text.isdigit() and 1 <= int(text) <= 2**31 - 1):
-            fail(f"--{flag[2:]} {text}: must be a whole number from 1 to 2147483647")
+            fail(f"{flag} {text}: must be a whole number from 1 to 2147483647")
         bounds[flag] = int(text)
     groups = {}  # (group, near?) -> ratios predicted / measured
     for name in a.datasets:
