@@ -13,7 +13,8 @@ set -u
 export PYTHONUNBUFFERED=1
 S=555x14336x12288,333x5001x4001,6144x7001x4096:bfloat16:rc,4096x18944x3584:bfloat16:rc,600x7168x7168:float8_e4m3:rc
 nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu,power.draw,power.limit --format=csv > $OUT/smi-before.txt
-timeout 570 python3 bench/gpu/triton_gemm_harness.py --shapes $S --deadline-s 550 --out $OUT/clk > $OUT/clk.log 2>&1
+DEADLINE=${DEADLINE:-550}
+timeout $((DEADLINE + 20)) python3 bench/gpu/triton_gemm_harness.py --shapes $S --deadline-s $DEADLINE --out $OUT/clk > $OUT/clk.log 2>&1
 echo "rc $?"; tail -8 $OUT/clk.log | cut -c1-220
 python3 - "$OUT/clk/split.json" "$S" <<'PY'
 import json, sys
