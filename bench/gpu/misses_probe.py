@@ -28,9 +28,6 @@ the tensor pipe's metric where ncu does not know it (NO_TENSOR=1).
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import probe_util as pu  # noqa: E402
-
 SETS = {
     "fp8": (["600x7168x7168:float8_e4m3:rc"],
             ["128x128x128_s5_w4", "64x128x128_s3_w4", "128x128x128_s3_w4", "64x128x128_s5_w4",
@@ -61,6 +58,10 @@ if not os.environ.get("NO_TENSOR"):
 if __name__ == "__main__":
     which = os.environ.get("MISS", "fp8")
     if which not in SETS:
-        sys.exit(f"misses_probe.py: MISS={which}: must be one of {', '.join(SETS)}")
+        print(f"misses_probe.py: MISS={which!r}: must be one of {', '.join(SETS)}", file=sys.stderr)
+        sys.exit(2)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import probe_util as pu  # triton and torch: on the GPU machine only
+
     cases, variants = SETS[which]
     pu.tutorial_probe_main(__doc__, __file__, cases, variants, NCU_METRICS, 20261207)
