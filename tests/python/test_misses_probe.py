@@ -30,3 +30,16 @@ def test_the_sets_are_harness_keys_and_cases():
         assert all(re.fullmatch(r"\d+x\d+x\d+:(float16|float8_e4m3):[rc][rc]", c) for c in cases)
         assert all(re.fullmatch(r"\d+x\d+x\d+_s\d_w[48]", v) for v in variants)
         assert len(set(variants)) == len(variants)
+
+
+CLOCKS = ROOT / "bench/gpu/runs/misses_clocks.sh"
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "3601", "00", "09999", "99999999999999999999999", "1e3", "abc", "5 5"])
+def test_misses_clocks_refuses_a_bad_deadline_before_touching_the_gpu(value, tmp_path):
+    # (unset or empty: the default, 550 s)
+    env = dict(os.environ, DEADLINE=value, OUT=str(tmp_path))
+    p = subprocess.run(["bash", str(CLOCKS)], env=env, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2, p.stderr
+    assert p.stdout == "" and len(p.stderr.strip().splitlines()) == 1 and "DEADLINE" in p.stderr
+    assert list(tmp_path.iterdir()) == []

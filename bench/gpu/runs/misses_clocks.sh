@@ -11,9 +11,16 @@
 #   600x7168x7168 fp8 e4m3 rc:mNK (1.1003)
 set -u
 export PYTHONUNBUFFERED=1
+DEADLINE=${DEADLINE:-550}
+case "$DEADLINE" in
+  ''|*[!0-9]*) echo "misses_clocks.sh: DEADLINE '$DEADLINE': must be whole seconds from 1 to 3600" >&2; exit 2 ;;
+esac
+if ((10#$DEADLINE < 1 || 10#$DEADLINE > 3600)); then
+  echo "misses_clocks.sh: DEADLINE '$DEADLINE': must be whole seconds from 1 to 3600" >&2; exit 2
+fi
+DEADLINE=$((10#$DEADLINE))
 S=555x14336x12288,333x5001x4001,6144x7001x4096:bfloat16:rc,4096x18944x3584:bfloat16:rc,600x7168x7168:float8_e4m3:rc
 nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu,power.draw,power.limit --format=csv > $OUT/smi-before.txt
-DEADLINE=${DEADLINE:-550}
 timeout $((DEADLINE + 20)) python3 bench/gpu/triton_gemm_harness.py --shapes $S --deadline-s $DEADLINE --out $OUT/clk > $OUT/clk.log 2>&1
 echo "rc $?"; tail -8 $OUT/clk.log | cut -c1-220
 python3 - "$OUT/clk/split.json" "$S" <<'PY'
