@@ -245,8 +245,21 @@ bool has_narrow(const std::vector<Dataset>& sets, DType type, bool transposed = 
   return false;
 }
 
+// Does any configuration of `type` in the data move an operand without the
+// async copy (the narrow loads per_register_element prices)? An output that
+// is not 16-byte aligned alone does not: its column of the fit would be zero.
+bool moves_operand_narrow(const std::vector<Dataset>& sets, DType type) {
+  for (const Dataset& d : sets)
+    for (const MeasuredConfig& c : d.configs) {
+      if (!c.compiled || class_dtype(c.klass) != type || !fits(c)) continue;
+      const ProblemAccess acc = problem_access(class_problem(c.klass));
+      if (!acc.a.async_copy || !acc.b.async_copy) return true;
+    }
+  return false;
+}
+
 int fit_registers(const Device& dev, const std::vector<Dataset>& sets, KernelFamily& fam, DType type) {
-  const bool narrow = has_narrow(sets, type);
+  const bool narrow = moves_operand_narrow(sets, type);
   // Registers holding operand tiles: narrow loads, or B transposed on chip
   // (which only the spill rule sees: its registers are per_b_vector's).
   const bool held = has_narrow(sets, type, true);
