@@ -12,8 +12,14 @@ the model's alone:
 - fp16 333x5001x4001 (M, N and K unaligned: narrow loads, no async copy):
   the model picks 128x64x32 with 2 stages; block_K 64 measures 1.12x faster.
 
+A third set, MISS=l2bound, is the gated case a model of B's reuse in L2
+measured on an H100 (data/h100-profile-l2-reuse) would take over the gate:
+fp16 700x28672x8192 with B K-major, where 64x256x64 with 5 stages (the
+best, priced L2-bound) and 128x128x64 with 3 stages sit within 0.5% in the
+model and 10% apart measured (docs/model.md §6, "B's reuse in L2").
+
 This probe runs each case's pick, its measured best and their neighbours
-(MISS=fp8 or MISS=mnk picks the set), checks every element against the fp32
+(MISS=fp8, mnk or l2bound picks the set), checks every element against the fp32
 product, times each with do_bench (median) in interleaved rounds, and with
 --ncu profiles them once each: the tensor pipe's active cycles, the SMs'
 active cycles and warps, DRAM and L2 traffic, global load requests
@@ -35,6 +41,9 @@ SETS = {
     "mnk": (["333x5001x4001:float16:rr"],
             ["128x64x32_s2_w4", "128x64x64_s2_w4", "128x64x32_s3_w4", "128x64x64_s3_w4",
              "128x128x64_s2_w8", "64x64x64_s2_w4"]),
+    "l2bound": (["700x28672x8192:float16:rc"],
+                ["64x256x64_s5_w4", "128x128x64_s3_w4", "128x128x64_s3_w8", "64x256x64_s4_w4",
+                 "128x256x64_s4_w8", "256x128x64_s4_w8"]),
 }
 NCU_METRICS = [
     "gpu__time_duration.sum",

@@ -19,13 +19,13 @@ def test_an_unknown_set_is_one_line_and_exit_2(value, tmp_path):
     p = subprocess.run([sys.executable, str(PROBE), "--out", str(tmp_path)], env=env, capture_output=True,
                        text=True, timeout=60)
     assert p.returncode == 2
-    assert p.stdout == "" and len(p.stderr.strip().splitlines()) == 1 and "must be one of fp8, mnk" in p.stderr
+    assert p.stdout == "" and len(p.stderr.strip().splitlines()) == 1 and "must be one of fp8, mnk, l2bound" in p.stderr
 
 
 def test_the_sets_are_harness_keys_and_cases():
     spec = {}
     exec(compile(PROBE.read_text().split('\nif __name__ == "__main__":')[0], str(PROBE), "exec"), spec)
-    assert set(spec["SETS"]) == {"fp8", "mnk"}
+    assert set(spec["SETS"]) == {"fp8", "mnk", "l2bound"}
     for cases, variants in spec["SETS"].values():
         assert all(re.fullmatch(r"\d+x\d+x\d+:(float16|float8_e4m3):[rc][rc]", c) for c in cases)
         assert all(re.fullmatch(r"\d+x\d+x\d+_s\d_w[48]", v) for v in variants)

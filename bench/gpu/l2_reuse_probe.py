@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Does B stay in L2 from one group of programs to the next?
+
+Under GROUP_M = 8 a group of programs sweeps every column of B while it keeps
+its rows of A; the next group reads B again. The model says B stays in L2
+for the next group when it fits beside one group's rows of A (docs/model.md
+§3, "DRAM bytes under the grouped order"). On an H100 Nsight Compute says
+otherwise: 600x7168x7168 fp8 with 64-row tiles (two groups, B 51 MB) reads B
+from DRAM twice (data/h100-profile-misses), and 4096x4096x4096 fp16 with
+64x256x64 (eight groups, B 34 MB) about eight times
+(data/h100-profile-power).
+
+This probe measures the share of B kept across groups as B, one group's rows
+of A and one group's tile rows of C grow against the L2: fp16, A and B
+row-major, two tiles (128x128x64 and 64x256x64, 4 stages, 4 warps; GROUP_M
+8) over CASES, every element of C checked against the fp32 product, then
+each launched once under Nsight Compute (its caches flushed before each
+kernel): DRAM bytes read and written, the L2's read sectors and hits, the
+kernel's time.
+
+    python3 bench/gpu/l2_reuse_probe.py --out DIR [--cases C,...]
+
+Writes DIR/ncu.csv (ncu's --csv output; each variant twice per case, its
+checked launch and a second one, in the order of CASES and VARIANTS) and
+DIR/rows.jsonl (one line per case and variant: registers, shared memory,
+programs, rel_err).
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+# M = 2048 (two groups of 128-row tiles, four of 64-row ones), K = 4096: B
+# from 8 to 100 MB. M = 4096: four and eight groups. K = 1024: C's group
+# rows as large as B. K = 16384: A's group rows as large as B.
+CASES = [f"2048x{n}x4096" for n in (1024, 2048, 3072, 4096, 5120, 6144, 7168, 8192, 10240, 12288)] + \
+        [f"4096x{n}x4096" for n in (2048, 4096, 6144, 8192)] + \
+        [f"2048x{n}x1024" for n in (4096, 8192, 16384, 24576, 32768)] + \
+        [f"2048x{n}x16384" for n in (512, 1024, 2048)]
+VARIANTS = ["128x128x64_s4_w4", "64x256x64_s4_w4"]
+METRICS = ["gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum",
+           "lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"]
+
+
+def parse_cases(text):
+    """Cases as MxNxK (fp16, row-major), each from 1 to 65536: one line and exit 2 otherwise."""
+    out = []
+    for c in text.split(","):
+        parts = c.split("x")
+        if len(parts) != 3 or not all(p.isdigit() and 1 <= int(p) <= 65536 for p in parts):
+            print(f"l2_reuse_probe.py: --cases {c!r}: must be MxNxK, each from 1 to 65536", file=sys.stderr)
+            sys.exit(2)
+        out.append(c)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--cases", default=",".join(CASES))
+    ap.add_argument("--one", action="store_true", help="(internal) check and launch every case under ncu")
+    args = ap.parse_args()
+    cases = parse_cases(args.cases)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import torch  # on the GPU machine only
+    import probe_util as pu
+    import triton_gemm_harness as h
+
+    torch.manual_seed(20261207)
+    parsed = [h.parse_case(c) for c in cases]
+    if args.one:
+        with open(os.path.join(args.out, "rows.jsonl"), "w") as f:
+            for case in parsed:
+                for key in VARIANTS:
+                    row, launch = pu.tutorial_variant(h, case, key)
+                    assert row["nans"] == 0 and row["rel_err"] < 1e-2, row
+                    launch()
+                    torch.cuda.synchronize()
+                    f.write(json.dumps(row) + "\n")
+                torch.cuda.empty_cache()
+        return
+    os.makedirs(args.out, exist_ok=True)
+    t0 = time.perf_counter()
+    h.compile_all(sorted({c.klass() for c in parsed}), [h.parse_config_key(k) for k in VARIANTS],
+                  os.cpu_count() or 4)
+    print(f"# compile {time.perf_counter() - t0:.1f} s", flush=True)
+    t0 = time.perf_counter()
+    cmd = ["ncu", "--csv", "--clock-control", "none", "--kernel-name", "regex:matmul", "--metrics",
+           ",".join(METRICS), sys.executable, os.path.abspath(__file__), "--out", args.out, "--one",
+           "--cases", ",".join(cases)]
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    with open(os.path.join(args.out, "ncu.csv"), "w") as f:
+        f.write(res.stdout)
+    with open(os.path.join(args.out, "ncu.err"), "w") as f:
+        f.write(res.stderr[-20000:])
+    print(f"# ncu: rc {res.returncode}, {time.perf_counter() - t0:.1f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()

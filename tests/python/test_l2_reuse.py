@@ -1,0 +1,93 @@
+"""B's reuse in L2 between program groups (docs/model.md §6): the fit of
+scripts/fit_l2_reuse.py over data/h100-profile-l2-reuse gives the shares the
+docs and the dataset's README state, its table holds the kernels they quote,
+and the script and the probe refuse bad input with one line and exit 2."""
+
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+FIT = ROOT / "scripts/fit_l2_reuse.py"
+PROBE = ROOT / "bench/gpu/l2_reuse_probe.py"
+DATA = ROOT / "data/h100-profile-l2-reuse"
+
+
+def fit(*args):
+    return subprocess.run([sys.executable, str(FIT), *map(str, args)], capture_output=True, text=True, timeout=120)
+
+
+def test_the_fit_gives_the_documented_shares():
+    p = fit(DATA, "--table")
+    assert p.returncode == 0, p.stderr
+    last = p.stdout.strip().splitlines()[-1]
+    assert last.startswith("l2_reuse_full_share 0.36, l2_reuse_none_share 0.62:"), last
+    assert "over 44 kernels of two or more groups" in last
+    rows = {tuple(line.split()[:2]): line.split() for line in p.stdout.splitlines()[1:-1]}
+    assert len(rows) == 44
+    # The kernels the README and the docs quote: B read 8.58 times in 8 groups
+    # at a reuse distance of 0.80 L2s; a one-wave grid reads B once at 1.32.
+    assert rows[("4096x4096x4096", "64x256x64_s4_w4")][2:6] == ["8", "0.800", "0.03", "8.58"]
+    assert rows[("2048x1024x16384", "128x128x64_s4_w4")][2:7] == ["2", "1.320", "1.00", "1.00", "1.00"]
+    assert rows[("2048x2048x16384", "64x256x64_s4_w4")][6] == "0.62"
+    docs = " ".join((ROOT / "docs/model.md").read_text().split())
+    assert "clamp((0.62·L2 − reuse) / (0.26·L2), 0, 1)" in docs
+    assert "within about 0.36 of the L2, none from about 0.62" in docs
+    readme = " ".join((DATA / "README.md").read_text().split())
+    assert "clamp((0.62 − reuse/L2) / (0.62 − 0.36), 0, 1)" in readme
+
+
+def test_the_probe_checked_every_kernel():
+    import json
+    rows = [json.loads(line) for line in (DATA / "rows.jsonl").read_text().splitlines()]
+    assert len(rows) == 44
+    assert all(r["nans"] == 0 and r["rel_err"] < 1e-3 for r in rows)
+
+
+def copy(tmp_path):
+    d = tmp_path / "set"
+    shutil.copytree(DATA, d)
+    return d
+
+
+@pytest.mark.parametrize("damage", ["no-dir", "no-csv", "device-words", "device-zero", "short-rows", "bad-value",
+                                    "not-json", "bad-case", "zero-tile"])
+def test_bad_input_is_one_line_and_exit_2(damage, tmp_path):
+    d = copy(tmp_path)
+    if damage == "no-dir":
+        d = tmp_path / "missing"
+    elif damage == "no-csv":
+        (d / "ncu.csv").unlink()
+    elif damage == "device-words":
+        (d / "device.txt").write_text("NVIDIA H100\n")
+    elif damage == "device-zero":
+        (d / "device.txt").write_text("NVIDIA H100 0 52428800\n")
+    elif damage == "short-rows":
+        lines = (d / "rows.jsonl").read_text().splitlines()
+        (d / "rows.jsonl").write_text("\n".join(lines[:-1]) + "\n")
+    elif damage == "bad-value":
+        text = (d / "ncu.csv").read_text()
+        (d / "ncu.csv").write_text(re.sub(r'"dram__bytes_read.sum","byte","[^"]*"',
+                                          '"dram__bytes_read.sum","byte","n/a"', text, count=1))
+    elif damage in ("not-json", "bad-case", "zero-tile"):
+        lines = (d / "rows.jsonl").read_text().splitlines()
+        lines[3] = {"not-json": "{oops", "bad-case": '{"case": "12x3", "key": "64x64x64_s2_w4"}',
+                    "zero-tile": '{"case": "64x64x64", "key": "0x64x64_s2_w4"}'}[damage]
+        (d / "rows.jsonl").write_text("\n".join(lines) + "\n")
+    p = fit(d)
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    assert p.stdout == "" and len(p.stderr.strip().splitlines()) == 1
+    assert p.stderr.startswith("fit_l2_reuse.py: ")
+
+
+@pytest.mark.parametrize("cases", ["", "12x3", "1x2x3x4", "0x64x64", "64x64x70000", "a,b", "64x64x64,", "x" * 10000])
+def test_the_probe_refuses_bad_cases_before_needing_a_gpu(cases, tmp_path):
+    p = subprocess.run([sys.executable, str(PROBE), "--out", str(tmp_path / "o"), "--cases", cases],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2
+    assert p.stdout == "" and len(p.stderr.strip().splitlines()) == 1 and "must be MxNxK" in p.stderr
+    assert not (tmp_path / "o").exists()
