@@ -21,7 +21,9 @@ all configurations and for those within --near (1.2) of the shape's best.
     block_k  the configuration's block_K;
     class+block_k  both;
     stages   the configuration's stages;
-    class+stages  both.
+    class+stages  both;
+    tile     the tile's block_M x block_N and warps (BMxBN_wW);
+    class+tile  both.
 
 --min-n and --max-m keep the cases whose N is at least, and whose M is at
 most, the value given (the wide decode steps, say).
@@ -68,6 +70,11 @@ def case_name(m, n, k, dtype, a_layout, b_layout):
     return name
 
 
+def tile_of(c):
+    """A configuration's tile and warps, BMxBN_wW (block_K and stages left out)."""
+    return f"{c['block_m']}x{c['block_n']}_w{c['threads'] // 32}"
+
+
 def spill_kind(c):
     if c.get("spilled_registers", 0) > 0:
         return "held tiles spill"
@@ -112,7 +119,7 @@ def main():
     ap.add_argument("--split", choices=["calibration", "heldout", "all"], default="all")
     ap.add_argument("--near", type=float, default=1.2, help="the near-best line's bound over the best (default 1.2)")
     ap.add_argument("--by", choices=["none", "class", "spill", "class+spill", "block_k", "class+block_k", "stages",
-                                     "class+stages"], default="none")
+                                     "class+stages", "tile", "class+tile"], default="none")
     ap.add_argument("--min-n", default=None, help="only cases with N at least this (default: any)")
     ap.add_argument("--max-m", default=None, help="only cases with M at most this (default: any)")
     ap.add_argument("--centred", action="store_true", help="divide each ratio by its shape's median in the line")
@@ -165,7 +172,8 @@ def main():
             for c, us in paired:
                 group = {"none": "", "class": cls, "spill": spill_kind(c), "class+spill": f"{cls} {spill_kind(c)}",
                          "block_k": f"block_K {c['block_k']}", "class+block_k": f"{cls} block_K {c['block_k']}",
-                         "stages": f"stages {c['stages']}", "class+stages": f"{cls} stages {c['stages']}"}[a.by]
+                         "stages": f"stages {c['stages']}", "class+stages": f"{cls} stages {c['stages']}",
+                         "tile": tile_of(c), "class+tile": f"{cls} {tile_of(c)}"}[a.by]
                 r = c["predicted_us"] / us
                 shape.setdefault((group, False), []).append(r)
                 if (c["predicted_us"] if by_predicted else us) <= a.near * best:

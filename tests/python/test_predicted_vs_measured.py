@@ -237,3 +237,34 @@ def test_docs_stage_tilt_of_the_wide_decode_steps():
         # The tilt: 5 stages priced fast against 3 where N is wide, not over all N.
         assert medians[1][0][1] - medians[1][2][1] > 0.015 > abs(medians[0][0][1] - medians[0][2][1])
 
+
+
+def test_by_tile_groups_by_block_m_block_n_and_warps():
+    """--by tile labels each configuration BMxBN_wW (block_K and stages
+    apart), and every configuration of a shape lands in one tile's line."""
+    v39 = ROOT / "data/h200-triton-v39"
+    got = lines(run("--by", "tile", v39).stdout)
+    total = lines(run(v39).stdout)
+    assert all(re.fullmatch(r"\d+x\d+_w[48] (all|within 1\.2x of the best)", label) for label in got)
+    assert sum(n for label, (n, _, _) in got.items() if label.endswith(" all")) == total["all"][0]
+    by_class = lines(run("--by", "class+tile", v39).stdout)
+    assert sum(n for label, (n, _, _) in by_class.items() if label.endswith(" all")) == total["all"][0]
+
+
+def test_docs_tile_bias_of_the_lone_wide_warpgroup():
+    """docs/model.md §6, "B's reuse in L2 between program groups": 64x256
+    with 4 warps against 128x128 with 8 warps near the best, in the 16-bit
+    rc classes of the 50 H200 sets (classes with five or more rows)."""
+    sets = sorted(p for p in (ROOT / "data").glob("h200-triton-v[0-9]*")) + \
+        [ROOT / "data/h200-triton-pad1", ROOT / "data/h200-triton-nbits1"]
+    assert len(sets) == 50
+    got = lines(run("--centred", "--near", 1.1, "--by", "class+tile", *sets).stdout)
+    pick = lambda tile: [v for label, v in got.items() if re.match(rf"b?f(loat)?16:rc:\S+ {tile} within", label)
+                         and label.split(":")[0] in ("float16", "bfloat16") and v[0] >= 5]
+    wide, square = pick("64x256_w4"), pick("128x128_w8")
+    assert len(wide) == 7 and len(square) == 9
+    doc = " ".join((ROOT / "docs/model.md").read_text().split())
+    assert (f"median {min(m for _, m, _ in wide):.2f}–{max(m for _, m, _ in wide):.2f}× its measured time in the "
+            f"16-bit `rc` classes (geomeans {min(g for _, _, g in wide):.3f}–{max(g for _, _, g in wide):.3f}), "
+            f"against {min(m for _, m, _ in square):.2f}–{max(m for _, m, _ in square):.2f}× for 128×128 with 8 warps "
+            f"(geomeans {min(g for _, _, g in square):.3f}–{max(g for _, _, g in square):.3f})") in doc
