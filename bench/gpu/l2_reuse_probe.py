@@ -11,17 +11,18 @@ from DRAM twice (data/h100-profile-misses), and 4096x4096x4096 fp16 with
 (data/h100-profile-power).
 
 This probe measures the share of B kept across groups as B, one group's rows
-of A and one group's tile rows of C grow against the L2: fp16, A and B
-row-major, two tiles (128x128x64 and 64x256x64, 4 stages, 4 warps; GROUP_M
-8) over CASES, every element of C checked against the fp32 product, then
-each launched once under Nsight Compute (its caches flushed before each
-kernel): DRAM bytes read and written, the L2's read sectors and hits, the
-kernel's time.
+of A and one group's tile rows of C grow against the L2: two tiles (128x128
+and 64x256, 4 stages, 4 warps, block_K 128 bytes: 64 for 16-bit types, 128
+for fp8; GROUP_M 8) over CASES (fp16, A and B row-major, by default; a case
+MxNxK:dtype:LL takes the harness's input types and layouts), every element
+of C checked against the fp32 product, then each launched once under Nsight
+Compute (its caches flushed before each kernel): DRAM bytes read and
+written, the L2's read sectors and hits, the kernel's time.
 
     python3 bench/gpu/l2_reuse_probe.py --out DIR [--cases C,...]
 
-Writes DIR/ncu.csv (ncu's --csv output; each variant twice per case, its
-checked launch and a second one, in the order of CASES and VARIANTS) and
+Writes DIR/ncu.csv (ncu's --csv output; each tile twice per case, its
+checked launch and a second one, in the order of the cases and TILES) and
 DIR/rows.jsonl (one line per case and variant: registers, shared memory,
 programs, rel_err).
 """
@@ -39,18 +40,32 @@ CASES = [f"2048x{n}x4096" for n in (1024, 2048, 3072, 4096, 5120, 6144, 7168, 81
         [f"4096x{n}x4096" for n in (2048, 4096, 6144, 8192)] + \
         [f"2048x{n}x1024" for n in (4096, 8192, 16384, 24576, 32768)] + \
         [f"2048x{n}x16384" for n in (512, 1024, 2048)]
-VARIANTS = ["128x128x64_s4_w4", "64x256x64_s4_w4"]
+TILES = ["128x128", "64x256"]
+DTYPES = {"float16": 2, "bfloat16": 2, "float8_e4m3": 1, "float8_e5m2": 1}
+
+
+def variants(case):
+    """The two tiles with block_K of 128 bytes of the case's input type, 4 stages, 4 warps."""
+    dtype = case.split(":")[1] if ":" in case else "float16"
+    return [f"{t}x{128 // DTYPES[dtype]}_s4_w4" for t in TILES]
 METRICS = ["gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum",
            "lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"]
 
 
 def parse_cases(text):
-    """Cases as MxNxK (fp16, row-major), each from 1 to 65536: one line and exit 2 otherwise."""
+    """Cases as MxNxK (fp16, row-major) or MxNxK:dtype:LL (dtype one of DTYPES, L
+    r or c, A then B), each size from 1 to 65536: one line and exit 2 otherwise."""
     out = []
     for c in text.split(","):
-        parts = c.split("x")
-        if len(parts) != 3 or not all(p.isdigit() and 1 <= int(p) <= 65536 for p in parts):
-            print(f"l2_reuse_probe.py: --cases {c!r}: must be MxNxK, each from 1 to 65536", file=sys.stderr)
+        head, _, tail = c.partition(":")
+        parts = head.split("x")
+        ok = len(parts) == 3 and all(p.isdigit() and 1 <= int(p) <= 65536 for p in parts)
+        if tail:
+            dtype, _, lay = tail.partition(":")
+            ok = ok and dtype in DTYPES and len(lay) == 2 and set(lay) <= {"r", "c"}
+        if not ok:
+            print(f"l2_reuse_probe.py: --cases {c[:80]!r}: must be MxNxK or MxNxK:dtype:LL, each size from 1 to "
+                  f"65536, dtype one of {', '.join(DTYPES)}, L r or c", file=sys.stderr)
             sys.exit(2)
         out.append(c)
     return out
@@ -72,8 +87,8 @@ def main():
     parsed = [h.parse_case(c) for c in cases]
     if args.one:
         with open(os.path.join(args.out, "rows.jsonl"), "w") as f:
-            for case in parsed:
-                for key in VARIANTS:
+            for text, case in zip(cases, parsed):
+                for key in variants(text):
                     row, launch = pu.tutorial_variant(h, case, key)
                     assert row["nans"] == 0 and row["rel_err"] < 1e-2, row
                     launch()
@@ -83,8 +98,9 @@ def main():
         return
     os.makedirs(args.out, exist_ok=True)
     t0 = time.perf_counter()
-    h.compile_all(sorted({c.klass() for c in parsed}), [h.parse_config_key(k) for k in VARIANTS],
-                  os.cpu_count() or 4)
+    for klass in sorted({c.klass() for c in parsed}):
+        keys = sorted({k for text, c in zip(cases, parsed) if c.klass() == klass for k in variants(text)})
+        h.compile_all([klass], [h.parse_config_key(k) for k in keys], os.cpu_count() or 4)
     print(f"# compile {time.perf_counter() - t0:.1f} s", flush=True)
     t0 = time.perf_counter()
     cmd = ["ncu", "--csv", "--clock-control", "none", "--kernel-name", "regex:matmul", "--metrics",
