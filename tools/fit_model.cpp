@@ -233,36 +233,27 @@ std::optional<std::array<double, kLs>> least_squares(const Device& dev, const st
   return out;
 }
 
-// Does any configuration of `type` in the data move an operand with narrow
-// loads (`transposed`: or hold a B tile in registers to transpose it)?
-bool has_narrow(const std::vector<Dataset>& sets, DType type, bool transposed = false) {
+// Does any compiled configuration of `type` in the data have a problem
+// whose access `pred` holds for?
+template <class Pred>
+bool any_access(const std::vector<Dataset>& sets, DType type, Pred pred) {
   for (const Dataset& d : sets)
     for (const MeasuredConfig& c : d.configs) {
       if (!c.compiled || class_dtype(c.klass) != type || !fits(c)) continue;
-      const ProblemAccess acc = problem_access(class_problem(c.klass));
-      if (!acc.aligned || (transposed && acc.b.transposed)) return true;
-    }
-  return false;
-}
-
-// Does any configuration of `type` in the data move an operand without the
-// async copy (the narrow loads per_register_element prices)? An output that
-// is not 16-byte aligned alone does not: its column of the fit would be zero.
-bool moves_operand_narrow(const std::vector<Dataset>& sets, DType type) {
-  for (const Dataset& d : sets)
-    for (const MeasuredConfig& c : d.configs) {
-      if (!c.compiled || class_dtype(c.klass) != type || !fits(c)) continue;
-      const ProblemAccess acc = problem_access(class_problem(c.klass));
-      if (!acc.a.async_copy || !acc.b.async_copy) return true;
+      if (pred(problem_access(class_problem(c.klass)))) return true;
     }
   return false;
 }
 
 int fit_registers(const Device& dev, const std::vector<Dataset>& sets, KernelFamily& fam, DType type) {
-  const bool narrow = moves_operand_narrow(sets, type);
-  // Registers holding operand tiles: narrow loads, or B transposed on chip
-  // (which only the spill rule sees: its registers are per_b_vector's).
-  const bool held = has_narrow(sets, type, true);
+  // An operand moved without the async copy (the narrow loads that
+  // per_register_element prices); an output not 16-byte aligned alone is
+  // not one: its column of the fit would be zero.
+  const bool narrow =
+      any_access(sets, type, [](const ProblemAccess& a) { return !a.a.async_copy || !a.b.async_copy; });
+  // Registers holding operand tiles: anything not aligned, or B transposed
+  // on chip (which only the spill rule sees: its registers are per_b_vector's).
+  const bool held = any_access(sets, type, [](const ProblemAccess& a) { return !a.aligned || a.b.transposed; });
   std::size_t used = 0;
   const std::optional<std::array<double, kLs>> solved = least_squares(dev, sets, type, narrow, &used);
   if (!solved) {
