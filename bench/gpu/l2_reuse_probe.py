@@ -19,7 +19,9 @@ of C checked against the fp32 product, then each launched once under Nsight
 Compute (its caches flushed before each kernel): DRAM bytes read and
 written, the L2's read sectors and hits, the kernel's time.
 
-    python3 bench/gpu/l2_reuse_probe.py --out DIR [--cases C,...]
+    python3 bench/gpu/l2_reuse_probe.py --out DIR [--cases C,...] [--keys K,...]
+
+--keys runs the configurations given (harness keys) on every case instead.
 
 Writes DIR/ncu.csv (ncu's --csv output; each tile twice per case, its
 checked launch and a second one, in the order of the cases and TILES) and
@@ -29,6 +31,7 @@ programs, rel_err).
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -44,10 +47,30 @@ TILES = ["128x128", "64x256"]
 DTYPES = {"float16": 2, "bfloat16": 2, "float8_e4m3": 1, "float8_e5m2": 1}
 
 
+KEYS = None  # --keys: the configurations to run on every case, in place of variants()
+
+
 def variants(case):
-    """The two tiles with block_K of 128 bytes of the case's input type, 4 stages, 4 warps."""
+    """The two tiles with block_K of 128 bytes of the case's input type, 4 stages, 4 warps (or --keys)."""
+    if KEYS:
+        return KEYS
     dtype = case.split(":")[1] if ":" in case else "float16"
     return [f"{t}x{128 // DTYPES[dtype]}_s4_w4" for t in TILES]
+
+
+def parse_keys(text):
+    """--keys as harness keys BMxBNxBK_sS_wW (sizes 16 to 256, stages 1 to 8, warps 4 or 8), 1 to 8 of them."""
+    keys = text.split(",")
+    ok = 1 <= len(keys) <= 8
+    for k in keys:
+        m = re.fullmatch(r"(\d+)x(\d+)x(\d+)_s(\d)_w(\d)", k)
+        ok = ok and m is not None and all(16 <= int(m[i]) <= 256 for i in (1, 2, 3)) and \
+            1 <= int(m[4]) <= 8 and m[5] in ("4", "8")
+    if not ok:
+        print(f"l2_reuse_probe.py: --keys {text[:80]!r}: must be 1 to 8 keys BMxBNxBK_sS_wW (sizes 16 to 256, "
+              f"stages 1 to 8, warps 4 or 8)", file=sys.stderr)
+        sys.exit(2)
+    return keys
 METRICS = ["gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum",
            "lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"]
 
@@ -75,9 +98,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("--cases", default=",".join(CASES))
+    ap.add_argument("--keys", help="configurations to run on every case (default: the two tiles of variants())")
     ap.add_argument("--one", action="store_true", help="(internal) check and launch every case under ncu")
     args = ap.parse_args()
     cases = parse_cases(args.cases)
+    global KEYS
+    KEYS = parse_keys(args.keys) if args.keys is not None else None
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import torch  # on the GPU machine only
     import probe_util as pu
@@ -105,7 +131,7 @@ def main():
     t0 = time.perf_counter()
     cmd = ["ncu", "--csv", "--clock-control", "none", "--kernel-name", "regex:matmul", "--metrics",
            ",".join(METRICS), sys.executable, os.path.abspath(__file__), "--out", args.out, "--one",
-           "--cases", ",".join(cases)]
+           "--cases", ",".join(cases)] + (["--keys", ",".join(KEYS)] if KEYS else [])
     res = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
     with open(os.path.join(args.out, "ncu.csv"), "w") as f:
         f.write(res.stdout)

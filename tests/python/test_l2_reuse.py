@@ -117,3 +117,29 @@ def test_the_probe_refuses_bad_cases_before_needing_a_gpu(cases, tmp_path):
     assert p.returncode == 2
     assert p.stdout == "" and len(p.stderr.strip().splitlines()) == 1 and "must be MxNxK" in p.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_two_programs_an_sm_read_b_fewer_times():
+    """data/h100-profile-l2-reuse-waves: the same tile at one and two programs
+    an SM; the README's table is the script's B reads."""
+    waves = ROOT / "data/h100-profile-l2-reuse-waves"
+    p = fit(waves, "--table", "--shares", "0.36,0.62")
+    assert p.returncode == 0, p.stderr
+    reads = {tuple(line.split()[:2]): float(line.split()[5]) for line in p.stdout.splitlines()[1:-1]}
+    readme = " ".join((waves / "README.md").read_text().split())
+    for case in ("4096x2048x4096", "4096x2560x4096", "4096x3072x4096", "4096x3584x4096", "4096x4096x4096",
+                 "2048x3072x4096"):
+        one, two = reads[(case, "128x128x64_s4_w4")], reads[(case, "128x128x64_s3_w4")]
+        assert two < one, case
+        assert f"{one:.2f} |" in readme and f"{two:.2f}" in readme, case
+    assert p.stdout.strip().endswith("(given): squared error 0.1664 over 12 kernels of two or more groups")
+
+
+@pytest.mark.parametrize("keys", ["", "128x128x64", "128x128x64_s3_w2", "8x128x64_s3_w4", "128x128x64_s9_w4",
+                                  ",".join(["64x64x64_s2_w4"] * 9), "x" * 10000])
+def test_the_probe_refuses_bad_keys_before_needing_a_gpu(keys, tmp_path):
+    p = subprocess.run([sys.executable, str(PROBE), "--out", str(tmp_path / "o"), "--keys", keys],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2
+    assert p.stdout == "" and len(p.stderr.strip().splitlines()) == 1 and "--keys" in p.stderr
+    assert not (tmp_path / "o").exists()
