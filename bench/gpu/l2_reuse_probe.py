@@ -32,7 +32,6 @@ import argparse
 import json
 import os
 import re
-import subprocess
 import sys
 import time
 
@@ -128,16 +127,8 @@ def main():
         keys = sorted({k for text, c in zip(cases, parsed) if c.klass() == klass for k in variants(text)})
         h.compile_all([klass], [h.parse_config_key(k) for k in keys], os.cpu_count() or 4)
     print(f"# compile {time.perf_counter() - t0:.1f} s", flush=True)
-    t0 = time.perf_counter()
-    cmd = ["ncu", "--csv", "--clock-control", "none", "--kernel-name", "regex:matmul", "--metrics",
-           ",".join(METRICS), sys.executable, os.path.abspath(__file__), "--out", args.out, "--one",
-           "--cases", ",".join(cases)] + (["--keys", ",".join(KEYS)] if KEYS else [])
-    res = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
-    with open(os.path.join(args.out, "ncu.csv"), "w") as f:
-        f.write(res.stdout)
-    with open(os.path.join(args.out, "ncu.err"), "w") as f:
-        f.write(res.stderr[-20000:])
-    print(f"# ncu: rc {res.returncode}, {time.perf_counter() - t0:.1f} s", flush=True)
+    me = [sys.executable, os.path.abspath(__file__), "--out", args.out, "--one", "--cases", ",".join(cases)]
+    pu.ncu_each([("ncu", me + (["--keys", ",".join(KEYS)] if KEYS else []))], METRICS, args.out)
 
 
 if __name__ == "__main__":

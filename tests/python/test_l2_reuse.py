@@ -110,15 +110,6 @@ def test_bad_input_is_one_line_and_exit_2(damage, tmp_path):
     assert p.stderr.startswith("fit_l2_reuse.py: ")
 
 
-@pytest.mark.parametrize("cases", ["", "12x3", "1x2x3x4", "0x64x64", "64x64x70000", "a,b", "64x64x64,", "x" * 10000])
-def test_the_probe_refuses_bad_cases_before_needing_a_gpu(cases, tmp_path):
-    p = subprocess.run([sys.executable, str(PROBE), "--out", str(tmp_path / "o"), "--cases", cases],
-                       capture_output=True, text=True, timeout=60)
-    assert p.returncode == 2
-    assert p.stdout == "" and len(p.stderr.strip().splitlines()) == 1 and "must be MxNxK" in p.stderr
-    assert not (tmp_path / "o").exists()
-
-
 def test_two_programs_an_sm_read_b_fewer_times():
     """data/h100-profile-l2-reuse-waves: the same tile at one and two programs
     an SM; the README's table is the script's B reads."""
@@ -135,11 +126,16 @@ def test_two_programs_an_sm_read_b_fewer_times():
     assert p.stdout.strip().endswith("(given): squared error 0.1664 over 12 kernels of two or more groups")
 
 
-@pytest.mark.parametrize("keys", ["", "128x128x64", "128x128x64_s3_w2", "8x128x64_s3_w4", "128x128x64_s9_w4",
-                                  ",".join(["64x64x64_s2_w4"] * 9), "x" * 10000])
-def test_the_probe_refuses_bad_keys_before_needing_a_gpu(keys, tmp_path):
-    p = subprocess.run([sys.executable, str(PROBE), "--out", str(tmp_path / "o"), "--keys", keys],
+BAD_CASES = ["", "12x3", "1x2x3x4", "0x64x64", "64x64x70000", "a,b", "64x64x64,", "64x64x64:float16:rq",
+             "64x64x64:float32:rr", "x" * 10000]
+BAD_KEYS = ["", "128x128x64", "128x128x64_s3_w2", "8x128x64_s3_w4", "128x128x64_s9_w4",
+            ",".join(["64x64x64_s2_w4"] * 9), "x" * 10000]
+
+
+@pytest.mark.parametrize("flag,value", [("--cases", v) for v in BAD_CASES] + [("--keys", v) for v in BAD_KEYS])
+def test_the_probe_refuses_bad_input_before_needing_a_gpu(flag, value, tmp_path):
+    p = subprocess.run([sys.executable, str(PROBE), "--out", str(tmp_path / "o"), flag, value],
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 2
-    assert p.stdout == "" and len(p.stderr.strip().splitlines()) == 1 and "--keys" in p.stderr
+    assert p.stdout == "" and len(p.stderr.strip().splitlines()) == 1 and flag in p.stderr
     assert not (tmp_path / "o").exists()
