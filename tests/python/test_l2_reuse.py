@@ -1,7 +1,8 @@
 """B's reuse in L2 between program groups (docs/model.md §6): the fit of
 scripts/fit_l2_reuse.py over data/h100-profile-l2-reuse gives the shares the
 docs and the dataset's README state, its table holds the kernels they quote,
-and the script and the probe refuse bad input with one line and exit 2."""
+the two fresh sets (-types, -waves) score as their READMEs say, and the
+script and the probe refuse bad input with one line and exit 2."""
 
 import re
 import shutil
