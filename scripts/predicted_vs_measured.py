@@ -23,7 +23,10 @@ all configurations and for those within --near (1.2) of the shape's best.
     stages   the configuration's stages;
     class+stages  both;
     tile     the tile's block_M x block_N and warps (BMxBN_wW);
-    class+tile  both.
+    class+tile  both;
+    waves    the grid's waves of resident programs (programs over SMs x
+             blocks per SM): "waves <= 1", "<= 2", "<= 4" or "> 4";
+    tile+waves  the tile and the waves.
 
 --min-n and --max-m keep the cases whose N is at least, and whose M is at
 most, the value given (the wide decode steps, say).
@@ -68,6 +71,12 @@ def case_name(m, n, k, dtype, a_layout, b_layout):
     if (dtype, a_layout, b_layout) != ("float16", "row", "row"):
         name += f":{dtype}:{a_layout[0]}{b_layout[0]}"
     return name
+
+
+def waves_of(c, sms):
+    """The grid's waves of resident programs, bucketed."""
+    w = c["grid"] / (sms * max(c["blocks_per_sm"], 1))
+    return "waves <= 1" if w <= 1 else "waves <= 2" if w <= 2 else "waves <= 4" if w <= 4 else "waves > 4"
 
 
 def tile_of(c):
@@ -119,7 +128,7 @@ def main():
     ap.add_argument("--split", choices=["calibration", "heldout", "all"], default="all")
     ap.add_argument("--near", type=float, default=1.2, help="the near-best line's bound over the best (default 1.2)")
     ap.add_argument("--by", choices=["none", "class", "spill", "class+spill", "block_k", "class+block_k", "stages",
-                                     "class+stages", "tile", "class+tile"], default="none")
+                                     "class+stages", "tile", "class+tile", "waves", "tile+waves"], default="none")
     ap.add_argument("--min-n", default=None, help="only cases with N at least this (default: any)")
     ap.add_argument("--max-m", default=None, help="only cases with M at most this (default: any)")
     ap.add_argument("--centred", action="store_true", help="divide each ratio by its shape's median in the line")
@@ -161,6 +170,7 @@ def main():
                 if ld:
                     args += [flag, str(ld)]
             plan = tile_json(args, fail, case_name(m, n, k, dtype, a_layout, b_layout))
+            sms = plan["device"]["sm_count"]
             key = lambda c: f"{c['block_m']}x{c['block_n']}x{c['block_k']}_s{c['stages']}_w{c['threads'] // 32}"
             paired = [(c, measured[key(c)]) for c in plan["candidates"] if key(c) in measured]
             if not paired:
@@ -173,7 +183,8 @@ def main():
                 group = {"none": "", "class": cls, "spill": spill_kind(c), "class+spill": f"{cls} {spill_kind(c)}",
                          "block_k": f"block_K {c['block_k']}", "class+block_k": f"{cls} block_K {c['block_k']}",
                          "stages": f"stages {c['stages']}", "class+stages": f"{cls} stages {c['stages']}",
-                         "tile": tile_of(c), "class+tile": f"{cls} {tile_of(c)}"}[a.by]
+                         "tile": tile_of(c), "class+tile": f"{cls} {tile_of(c)}",
+                         "waves": waves_of(c, sms), "tile+waves": f"{tile_of(c)} {waves_of(c, sms)}"}[a.by]
                 r = c["predicted_us"] / us
                 shape.setdefault((group, False), []).append(r)
                 if (c["predicted_us"] if by_predicted else us) <= a.near * best:

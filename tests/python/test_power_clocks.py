@@ -117,3 +117,40 @@ def test_bad_arguments_are_one_line(tmp_path):
         (("--stages", "5,4", "--layouts", "rr"), "stage_waves.py: the following arguments are required: --tile"),
     ]:
         script_error(run(WAVES, *args), says)
+
+
+def test_energy_fit_of_the_capped_rows():
+    """docs/model.md §6, "The power cap": the energy of the grids the cap held
+    down follows their flops, L2 bytes and cycles within a few percent."""
+    p = run(POWER, "--energy", DATA / "power-1.jsonl")
+    assert p.returncode == 0, p.stderr
+    out = p.stdout
+    assert "27 power-capped rows of the grouped order" in out
+    head = next(l for l in out.splitlines() if l.startswith("e_flop"))
+    words = head.replace(",", "").split()
+    e_flop, e_byte, e_cycle = float(words[1]), float(words[6]), float(words[12])
+    assert 0.05 < e_flop < 0.3 and 20 < e_byte < 30 and 150 < e_cycle < 260, head
+    assert "median power 636 W" in head
+    # One-wave grids are not held down and do not enter the fit.
+    assert "| 384x4096x16384 |" not in out and "_g1" not in out
+    ratios = [float(l.split("|")[-2]) for l in out.splitlines() if l.startswith("| ") and l[2].isdigit()]
+    assert len(ratios) == 27 and all(0.92 < r < 1.08 for r in ratios)
+    tail = out.strip().splitlines()[-1]
+    assert float(tail.split("| ")[1].split(",")[0]) < 0.035, tail
+    docs = " ".join((ROOT / "docs/model.md").read_text().split())
+    assert f"{e_flop:.3f} pJ a flop, {e_byte:.1f} pJ a byte" in docs
+
+
+@pytest.mark.parametrize("body, says", [
+    ('{"case": "1x2x3", "key": "64x256x64_s4_w4", "ms": 0.3, "sm_clock_mhz": 1500, "clock_reasons": ["sw_power_cap"]}\n',
+     "power_clocks.py: {p}:1: power_w must be a positive finite number with --energy"),
+    ('{"case": "1x2x3:float8_e4m3:rc", "key": "64x256x64_s4_w4", "ms": 0.3, "sm_clock_mhz": 1500, "power_w": 600}\n',
+     "power_clocks.py: {p}:1: case '1x2x3:float8_e4m3:rc': --energy fits fp16 cases"),
+    ('{"case": "1x2x3", "key": "64x256x64_s4_w4", "ms": 0.3, "sm_clock_mhz": 1500, "power_w": 600,'
+     ' "clock_reasons": ["sw_power_cap"]}\n',
+     "power_clocks.py: --energy: {p}: 0 power-capped rows of the grouped order; the fit needs at least 4"),
+])
+def test_energy_bad_rows_are_one_line(tmp_path, body, says):
+    p = tmp_path / "power.jsonl"
+    p.write_text(body)
+    script_error(run(POWER, "--energy", p), says.format(p=p))

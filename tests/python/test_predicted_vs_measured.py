@@ -268,3 +268,25 @@ def test_docs_tile_bias_of_the_lone_wide_warpgroup():
             f"16-bit `rc` classes (geomeans {min(g for _, _, g in wide):.3f}–{max(g for _, _, g in wide):.3f}), "
             f"against {min(m for _, m, _ in square):.2f}–{max(m for _, m, _ in square):.2f}× for 128×128 with 8 warps "
             f"(geomeans {min(g for _, _, g in square):.3f}–{max(g for _, _, g in square):.3f})") in doc
+
+
+def test_docs_tile_bias_by_waves():
+    """docs/model.md §6, "An energy budget": the wide 8-warp tile over-
+    and 128x128 with 8 warps under-predicted in grids of more than four waves,
+    over the same 50 H200 sets; --by waves and tile+waves bucket every line."""
+    sets = sorted(p for p in (ROOT / "data").glob("h200-triton-v[0-9]*")) + \
+        [ROOT / "data/h200-triton-pad1", ROOT / "data/h200-triton-nbits1"]
+    got = lines(run("--centred", "--near", 1.15, "--by", "tile+waves", *sets).stdout)
+    assert all(re.fullmatch(r"\d+x\d+_w[48] waves (<= [124]|> 4) (all|within 1\.15x of the best)", label)
+               for label in got)
+    near = lambda tile, waves: got[f"{tile} waves {waves} within 1.15x of the best"][1]
+    assert near("256x128_w8", "> 4") > 1.01 > near("256x128_w8", "<= 1")
+    assert near("128x128_w8", "> 4") < 0.99 < near("128x128_w8", "<= 1") + 0.01
+    doc = " ".join((ROOT / "docs/model.md").read_text().split())
+    assert (f"256×128 with 8 warps is predicted at a median {near('256x128_w8', '> 4'):.3f} of its measured time "
+            f"({near('256x128_w8', '<= 1'):.3f} in one wave or less) and 128×128 with 8 warps at "
+            f"{near('128x128_w8', '> 4'):.3f} ({near('128x128_w8', '<= 1'):.3f})") in doc
+    assert f"64×256 with 4 warps at {near('64x256_w4', '> 4'):.3f} ({near('64x256_w4', '<= 1'):.3f})" in doc
+    v39 = ROOT / "data/h200-triton-v39"
+    by_waves = lines(run("--by", "waves", v39).stdout)
+    assert sum(n for label, (n, _, _) in by_waves.items() if label.endswith(" all")) == lines(run(v39).stdout)["all"][0]
