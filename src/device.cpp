@@ -59,6 +59,15 @@ constexpr const char* kAdaL2 =
     "estimate, not measured: 5120 B/clk (the A100 whitepaper's figure; none is published for AD102) x boost "
     "clock; the run-time model is not calibrated on this device";
 
+// The power term (docs/model.md §3, "The power cap"): measured on one device.
+constexpr const char* kNoPowerTerm = "not measured on this device: 0, no power term";
+constexpr const char* kH100Energy =
+    "fitted on the 27 runs an H100 SXM held at its software power cap "
+    "(data/h100-profile-power/power-1.jsonl; python3 scripts/power_clocks.py --energy)";
+constexpr const char* kH100Budget =
+    "median nvidia-smi power of the 27 runs an H100 SXM held at its software power cap "
+    "(data/h100-profile-power/power-1.jsonl; limit 700 W)";
+
 using F = DeviceField;
 
 void set(Device& d, F f, const char* src) { d.source[static_cast<std::size_t>(f)] = src; }
@@ -83,6 +92,8 @@ void common_limits(Device& d) {
   set(d, F::smem_alloc_unit_bytes, kSmemUnit);
   set(d, F::smem_per_block_default_bytes, kDefaultSmemBlock);
   set(d, F::smem_reserved_per_block_bytes, kReservedSmem);
+  for (F f : {F::power_budget_w, F::energy_per_flop_pj, F::energy_per_l2_byte_pj, F::energy_per_cycle_nj})
+    set(d, f, kNoPowerTerm);
 }
 
 void hopper(Device& d) {
@@ -130,6 +141,8 @@ Device h200() {
   d.tensor_tf32_tflops = 494.7;
   set(d, F::tensor_fp8_tflops, "NVIDIA H200 Tensor Core GPU datasheet (SXM): FP8 Tensor Core 3,958 TFLOPS with sparsity, dense half");
   set(d, F::tensor_tf32_tflops, "NVIDIA H200 Tensor Core GPU datasheet (SXM): TF32 Tensor Core 989 TFLOPS with sparsity, dense half");
+  for (F f : {F::power_budget_w, F::energy_per_flop_pj, F::energy_per_l2_byte_pj, F::energy_per_cycle_nj})
+    set(d, f, "not measured on an H200 (bench/gpu/runs/h200_queue_clocks.sh measures its clocks and power): 0, no power term");
   return d;
 }
 
@@ -157,6 +170,12 @@ Device h100_sxm() {
   d.tensor_tf32_tflops = 494.7;
   set(d, F::tensor_fp8_tflops, "NVIDIA H100 Tensor Core GPU datasheet (SXM): FP8 Tensor Core 3,958 TFLOPS with sparsity, dense half");
   set(d, F::tensor_tf32_tflops, "NVIDIA H100 Tensor Core GPU datasheet (SXM): TF32 Tensor Core 989 TFLOPS with sparsity, dense half");
+  d.power_budget_w = 636;
+  d.energy_per_flop_pj = 0.111;
+  d.energy_per_l2_byte_pj = 24.7;
+  d.energy_per_cycle_nj = 210;
+  set(d, F::power_budget_w, kH100Budget);
+  for (F f : {F::energy_per_flop_pj, F::energy_per_l2_byte_pj, F::energy_per_cycle_nj}) set(d, f, kH100Energy);
   return d;
 }
 
@@ -399,6 +418,10 @@ FieldBounds bounds_of(DeviceField f) {
     case F::smem_banks:
     case F::smem_bank_bytes:
     case F::max_vector_access_bytes: return {1, 1024};
+    case F::power_budget_w:
+    case F::energy_per_flop_pj:
+    case F::energy_per_l2_byte_pj:
+    case F::energy_per_cycle_nj: return {0, 1e9};
     case F::count_: break;
   }
   return {0, 0};
@@ -470,6 +493,15 @@ Status override_smem_kb(Device& d, int64_t kb) {
     d.source[static_cast<std::size_t>(DeviceField::l1_smem_per_sm_bytes)] =
         fmt::format("--smem-kb {} (raised to the shared memory: no L1 left at the largest carveout)", kb);
   }
+  return {};
+}
+
+Status override_power_budget(Device& d, double watts) {
+  if (!(watts >= 0 && watts <= 1e6))
+    return Error{ErrorKind::out_of_range, "power_budget",
+                 fmt::format("power_budget {} must be between 0 (no power term) and 1000000 W", watts)};
+  d.power_budget_w = watts;
+  d.source[static_cast<std::size_t>(DeviceField::power_budget_w)] = fmt::format("--power-budget {}", watts);
   return {};
 }
 

@@ -39,6 +39,7 @@ std::string_view to_string(TimeBound b) {
     case TimeBound::latency: return "latency";
     case TimeBound::dram: return "dram";
     case TimeBound::narrow: return "narrow";
+    case TimeBound::power: return "power";
   }
   return "?";
 }
@@ -121,6 +122,7 @@ TileCosts unstaged_tile_costs(const Device& dev, const TileConfig& cfg, const Ge
   const double rate_share = cfg.instr == Instr::mma && k.mma_rate_share > 0 ? k.mma_rate_share : 1.0;
   t.mma_rate = static_cast<float>(rate_share);
   t.mma_tile = cfg.instr == Instr::mma;
+  t.simt = cfg.instr == Instr::simt;
   const double sm_flops_per_us = peak_tflops * 1e6 * rate_share / static_cast<double>(dev.sm_count);
   const double flops = 2.0 * static_cast<double>(cfg.block_m * cfg.block_n * cfg.block_k);
   // B K-major in shared memory (stored col, or any fp8 or tf32 B: wgmma reads
@@ -574,6 +576,25 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
     kmajor_b_row = k.kmajor_b_row_dram_share * g.b_dram / gemm_dram / static_cast<double>(g.tiles_m);
   dram_scale += kmajor_b_row;
   const double dram_us = dram_scale * gemm_dram / (dev.dram_bandwidth_gbps * 1e3);
+  // Held at the power cap: a sustained GEMM whose SMs bind draws more than
+  // the board may, and the clock falls until its energy, that of the padded
+  // tiles' flops, the bytes its programs copy from the L2 and the cycles it
+  // runs, fits the budget (docs/model.md §3, "The power cap"; the constants
+  // fitted on an H100's capped runs, data/h100-profile-power). 16-bit
+  // tensor types only: fp8 and tf32 were not measured (fp8's GEMMs ran
+  // uncapped there), nor the CUDA cores' FMAs. Not where DRAM binds: its
+  // SMs wait.
+  const double cycles_us = sm_us;
+  double power_us = 0.0;
+  if (dev.power_budget_w > 0 && p.elem_bytes() == 2 && !t.simt && dram_us < sm_us) {
+    const double flops = 2.0 * static_cast<double>(g.tiles_m * t.block_m) * static_cast<double>(g.tiles_n * t.block_n) *
+                         static_cast<double>(kt_all * t.block_k);
+    const double l2_bytes = static_cast<double>(tiles) * static_cast<double>(kt_all) * t.stage_bytes;
+    const double work_j = (dev.energy_per_flop_pj * flops + dev.energy_per_l2_byte_pj * l2_bytes) * 1e-12;
+    const double cycle_w = dev.energy_per_cycle_nj * 1e-9 * dev.boost_clock_mhz * 1e6;
+    power_us = work_j / dev.power_budget_w * 1e6 + cycle_w / dev.power_budget_w * sm_us;
+    sm_us = std::max(sm_us, power_us);
+  }
   // The SMs' time and DRAM's time overlap in part: their Euclidean norm
   // joins them smoothly (the larger one, plus a little of the smaller).
   double time = k.launch_us + std::sqrt(sm_us * sm_us + dram_us * dram_us);
@@ -625,11 +646,15 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
     d.partial_store_us = partial_store_us;
     d.split_dram_share = split_dram;
     d.kmajor_b_row_share = kmajor_b_row;
+    d.power_us = power_us;
+    d.cycles_us = cycles_us;
     // The bound of the first round: DRAM if it takes longer than the SMs,
     // else the largest term of a main-loop iteration.
     const double j = static_cast<double>(full_rounds ? b : rest);
     if (dram_us >= sm_us)
       out->bound = TimeBound::dram;
+    else if (power_us > cycles_us)
+      out->bound = TimeBound::power;
     else if (chain_us >= std::max(j * std::max(mma_transpose_us, t.narrow_us), issue_us) &&
              chain_us >= j * std::max(load_us, short_us))
       out->bound = TimeBound::latency;

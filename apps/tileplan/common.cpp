@@ -3,6 +3,7 @@
 #include <stdio_ext.h>
 
 #include <cerrno>
+#include <cmath>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
@@ -15,8 +16,12 @@
 
 namespace tileplan::cli {
 
-void DeviceFlags::add_to(CLI::App& app, bool with_overrides) {
+void DeviceFlags::add_to(CLI::App& app, bool with_overrides, bool with_power) {
   app.add_option("--device", name, "GPU preset (see `tileplan devices`)")->default_val("h200");
+  if (with_power)
+    app.add_option("--power-budget", power_budget,
+                   "watts the board's power cap holds a sustained GEMM to, for a preset with energy fields "
+                   "(h100-sxm: 636 by default; 0: no power term)");
   if (!with_overrides) return;
   app.add_option("--sm-count", sm_count, "override the preset's SM count");
   app.add_option("--smem-kb", smem_kb,
@@ -32,8 +37,18 @@ Device DeviceFlags::resolve() const {
   if (!smem_kb.empty()) {
     require(override_smem_kb(*d, parse_int("--smem-kb", smem_kb)));
   }
+  apply_power(*d);
   require(check_device(*d));
   return *d;
+}
+
+void DeviceFlags::apply_power(Device& d) const {
+  if (power_budget.empty()) return;
+  double w = 0;
+  const auto [ptr, ec] = std::from_chars(power_budget.data(), power_budget.data() + power_budget.size(), w);
+  if (ec != std::errc() || ptr != power_budget.data() + power_budget.size() || !std::isfinite(w))
+    throw UsageError(fmt::format("--power-budget '{}' is not a number of watts", power_budget));
+  require(override_power_budget(d, w));
 }
 
 std::string flag_message(const Error& e, std::initializer_list<std::pair<std::string_view, std::string_view>> flags) {

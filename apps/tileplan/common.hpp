@@ -57,7 +57,12 @@ struct DeviceFlags {
   std::string name = "h200";
   std::string sm_count;  // empty: the preset's
   std::string smem_kb;
-  void add_to(CLI::App& app, bool with_overrides = true);
+  std::string power_budget;  // empty: the preset's
+  // with_overrides: --sm-count and --smem-kb; with_power: --power-budget
+  // (commands that price run time).
+  void add_to(CLI::App& app, bool with_overrides = true, bool with_power = false);
+  // The budget given, applied to `d` (a matched preset too); no-op without it.
+  void apply_power(Device& d) const;  // throws UsageError
   Device resolve() const;  // throws UsageError
 };
 

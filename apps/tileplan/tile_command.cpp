@@ -468,7 +468,7 @@ void register_tile(CLI::App& app) {
   cmd->add_option("--lda", fl->lda, "leading dimension of A in elements (default: packed)");
   cmd->add_option("--ldb", fl->ldb, "leading dimension of B in elements (default: packed)");
   cmd->add_option("--ldc", fl->ldc, "leading dimension of C in elements (default: packed)");
-  fl->device.add_to(*cmd);
+  fl->device.add_to(*cmd, true, true);
   const char* list_help = "comma-separated candidates (sweep) or one value (--diagnose)";
   cmd->add_option("--block-m", fl->block_m, list_help);
   cmd->add_option("--block-n", fl->block_n, list_help);

@@ -89,6 +89,7 @@ void run(const CLI::App& app, const ValidateFlags& fl) {
     if (std::optional<Device> matched = preset_for(sets)) {
       dev = *matched;
       device_from = fmt::format("matched to meta.json's GPU: {}", sets.front().gpu->name);
+      fl.device.apply_power(dev);
     }
   }
   std::vector<std::string> warnings;
@@ -123,7 +124,7 @@ void register_validate(CLI::App& app) {
   cmd->add_option("--family", fl->family, "kernel family of the calibrated model, by name (see `tileplan families`)")
       ->default_val("triton");
   cmd->add_option("--family-file", fl->family_file, "kernel family of the calibrated model, from a family file");
-  fl->device.add_to(*cmd, false);
+  fl->device.add_to(*cmd, false, true);
   cmd->get_option("--device")
       ->description("GPU preset (see `tileplan devices`); without it, the preset that describes the GPU the "
                     "datasets' meta.json records, else h200");

@@ -50,7 +50,11 @@ namespace tileplan {
   X(int64_t, cache_line_bytes, "B", "L1 cache line (four sectors)")                             \
   X(int64_t, smem_banks, "banks", "shared memory banks")                                         \
   X(int64_t, smem_bank_bytes, "B", "width of one shared memory bank")                            \
-  X(int64_t, max_vector_access_bytes, "B", "widest load or store one thread issues")
+  X(int64_t, max_vector_access_bytes, "B", "widest load or store one thread issues")                \
+  X(double, power_budget_w, "W", "power a sustained GEMM is held to by the software power cap, as sampled (0: no power term)") \
+  X(double, energy_per_flop_pj, "pJ", "energy of a 16-bit tensor flop (padded tiles) at the cap")  \
+  X(double, energy_per_l2_byte_pj, "pJ", "energy of a byte copied from the L2 into shared memory at the cap") \
+  X(double, energy_per_cycle_nj, "nJ", "energy of one SM clock cycle of the whole GPU at the cap, beside the flops and bytes")
 
 enum class DeviceField : std::size_t {
 #define TILEPLAN_X(type, name, unit, desc) name,
@@ -112,5 +116,12 @@ Status check_device(const Device& d);
 // 1..10^6 SMs, leaving `d` unchanged.
 Status override_smem_kb(Device& d, int64_t kb);
 Status override_sm_count(Device& d, int64_t sms);
+
+// A power budget other than the preset's (docs/model.md §3, "The power cap"):
+// a board run at another power limit, or 0 for no power term. It prices
+// nothing on a preset without the energy fields (only h100-sxm has them).
+// Returns an error (param "power_budget") unless 0 <= watts <= 1e6 and finite,
+// leaving `d` unchanged.
+Status override_power_budget(Device& d, double watts);
 
 }  // namespace tileplan

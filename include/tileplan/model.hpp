@@ -68,7 +68,7 @@ namespace tileplan {
 // What bounds a predicted time: the MMAs, L2 bandwidth, the pipeline's
 // memory latency, DRAM bandwidth, or the narrow loads of operands without
 // 16-byte vectors.
-enum class TimeBound { none, mma, l2, latency, dram, narrow };
+enum class TimeBound { none, mma, l2, latency, dram, narrow, power };
 std::string_view to_string(TimeBound b);
 
 // The problem-independent part of a predicted time for one tile on one
@@ -78,6 +78,7 @@ struct TileCosts {
   int64_t blocks_per_sm = 0;
   bool spills = false;      // priced by spill_factor (a spill not priced per register)
   bool mma_tile = false;    // compiled to mma.sync (block_M 16 or 32): mma_flight_knee_kb and mma_flight_dram_share
+  bool simt = false;        // CUDA-core FMAs, no tensor instruction (no power term: its energy was not measured)
   float mma_rate = 1;       // the share of the tensor rate the MMAs run at (mma_rate_share for an mma tile;
                             // a float, in the padding after `spills`: the planner's tables hold many)
   double mma_us = 0;        // one main-loop iteration's MMAs, alone on an SM
@@ -152,6 +153,9 @@ struct TimeTerms {
   double split_dram_share = 0;  // of dram_scale, a split's share (split_dram_share; 0 unsplit)
   double kmajor_b_row_share = 0;  // of dram_scale, a K-major B's short rows' share (kmajor_b_row_dram_share)
   double partial_store_us = 0;  // a split's partial stores at the round's end: partial_store_share x s*M*N*4 / DRAM bandwidth
+  double power_us = 0;          // the SMs' time at the device's power budget (0: no power term here): the energy of the
+                                // padded flops, the L2 bytes copied and the cycles, over power_budget_w; sm_us is at least this
+  double cycles_us = 0;         // the busiest SM's time at the boost clock, before the power budget
 };
 
 struct Prediction {

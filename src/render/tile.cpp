@@ -101,12 +101,12 @@ void prediction_json(std::string& s, const Verdict& v, bool terms) {
                                "\"aligned_rows_share\":{},\"epilogue_us\":{},\"launch_us\":{},\"sm_us\":{},\"dram_us\":{},"
                                "\"flight_bytes\":{},\"dram_scale\":{},\"copy_us\":{},\"copy_bytes_per_cycle\":{},"
                                "\"copy_warp_scale\":{},\"short_row_us\":{},\"short_row_requests\":{},\"split_dram_share\":{},"
-                               "\"partial_store_us\":{},\"kmajor_b_row_share\":{}}}"),
+                               "\"partial_store_us\":{},\"kmajor_b_row_share\":{},\"power_us\":{},\"cycles_us\":{}}}"),
                    t.programs_per_sm, t.round_programs, t.k_steps, t.mma_us, t.mma_rate, t.narrow_us, t.load_us,
                    t.round_trip_us, t.stages_in_flight, t.busiest_us, t.iteration_us, t.step_scale, t.aligned_rows_share,
                    t.epilogue_us, t.launch_us, t.sm_us, t.dram_us, t.flight_bytes, t.dram_scale, t.copy_us,
                    t.copy_bytes_per_cycle, t.copy_warp_scale, t.short_row_us, t.short_row_requests,
-                   t.split_dram_share, t.partial_store_us, t.kmajor_b_row_share);
+                   t.split_dram_share, t.partial_store_us, t.kmajor_b_row_share, t.power_us, t.cycles_us);
   } else {
     s += ",\"time_terms\":null";
   }
@@ -345,10 +345,26 @@ std::string sweep_text(const TileReport& r) {
   }
   if (r.padding) padding_text(s, r);
   const Verdict& best = r.candidates.front();
+  // The device as planned: a preset other than the default, and the
+  // overrides its sources name (--sm-count, --smem-kb, --power-budget).
+  std::string device_flags;
+  if (r.device) {
+    const Device& d = *r.device;
+    if (d.name != device_presets().front().name) device_flags += " --device " + d.name;
+    for (DeviceField f : {DeviceField::sm_count, DeviceField::smem_per_sm_bytes, DeviceField::power_budget_w}) {
+      // A source "--flag value ..." names the override: its first two words.
+      const std::string_view src = d.source[static_cast<std::size_t>(f)];
+      if (!src.starts_with("--")) continue;
+      const std::size_t flag_end = src.find(' ');
+      if (flag_end == std::string_view::npos) continue;
+      const std::size_t value_end = src.find(' ', flag_end + 1);
+      fmt::format_to(std::back_inserter(device_flags), " {}", src.substr(0, value_end));
+    }
+  }
   fmt::format_to(o,
-                 "\nnext: tileplan tile --diagnose --m {} --n {} --k {}{} --instr {} --block-m {} --block-n {} "
+                 "\nnext: tileplan tile --diagnose{} --m {} --n {} --k {}{} --instr {} --block-m {} --block-n {} "
                  "--block-k {} --stages {} --threads {}{}\n",
-                 r.problem.m, r.problem.n, r.problem.k, problem_flags(r.problem), to_string(best.config.instr),
+                 device_flags, r.problem.m, r.problem.n, r.problem.k, problem_flags(r.problem), to_string(best.config.instr),
                  best.config.block_m, best.config.block_n, best.config.block_k, best.config.stages,
                  best.config.threads,
                  best.config.split_k > 1 ? fmt::format(" --split-k {}", best.config.split_k) : std::string());
@@ -462,6 +478,16 @@ std::string diagnose_text(const TileReport& r) {
                    "{:.1f} us, launch {:.1f} us\n",
                    t.sm_us, t.programs_per_sm, t.programs_per_sm == 1 ? "" : "s", t.epilogue_us, t.dram_us,
                    t.launch_us);
+    // The device's power budget (power_budget_w; docs/model.md §3, "The
+    // power cap"): the SMs' time is at least what their energy takes at it.
+    if (t.power_us > 0)
+      fmt::format_to(o,
+                     "   power cap               at {:.0f} W the flops, L2 bytes and cycles take {:.1f} us, the cycles "
+                     "{:.1f} us at {:.0f} MHz: {}\n",
+                     d.power_budget_w, t.power_us, t.cycles_us, d.boost_clock_mhz,
+                     t.power_us > t.cycles_us
+                         ? fmt::format("the cap binds (the SMs' time x{:.3f})", t.power_us / t.cycles_us)
+                         : std::string("within the budget"));
   }
   // An mma tile's bytes in flight per SM past the knee slow DRAM
   // (mma_flight_knee_kb, mma_flight_dram_share; docs/model.md §3).

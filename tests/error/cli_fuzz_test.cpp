@@ -22,14 +22,14 @@ std::string quoted(const std::string& s) {
 
 TEST(CliFuzz, RandomHostileCommandLines) {
   const std::vector<std::pair<std::string, std::vector<std::string>>> commands = {
-      {"tile", {"--m", "--n", "--k", "--instr", "--device", "--sm-count", "--smem-kb", "--block-m", "--block-n",
+      {"tile", {"--m", "--n", "--k", "--instr", "--device", "--sm-count", "--smem-kb", "--power-budget", "--block-m", "--block-n",
                 "--block-k", "--stages", "--threads", "--topk", "--model", "--family", "--family-file", "--emit",
                 "--format", "--shapes", "--diagnose", "--dtype", "--out-dtype", "--a-layout", "--b-layout",
                 "--lda", "--ldb", "--ldc"}},
       {"occupancy", {"--threads", "--regs", "--smem", "--smem-static", "--carveout", "--device", "--format"}},
       {"loop", {"--extents", "--threads", "--vector", "--format", "--points", "--origin", "--dtype", "--scope",
                 "--buffer-shape", "--access", "--replicate", "--compare", "--device"}},
-      {"validate", {"--split", "--family", "--format", "--max-top1-geomean", "--max-top1-worst"}},
+      {"validate", {"--split", "--family", "--format", "--max-top1-geomean", "--max-top1-worst", "--power-budget"}},
       {"devices", {"--device", "--format"}},
       {"families", {"--family", "--family-file", "--format"}},
   };

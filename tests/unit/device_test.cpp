@@ -14,6 +14,9 @@ TEST(Device, Presets_HaveEveryFieldSourcedAndPositive) {
       EXPECT_FALSE(f.source.empty()) << d.name << "." << f.name << " has no source";
       if (f.name == "tensor_fp8_tflops" && d.compute_capability < 89)
         EXPECT_EQ(f.value, 0) << d.name << ": no fp8 tensor cores before compute capability 8.9";
+      else if (f.name == "power_budget_w" || f.name.starts_with("energy_per_"))
+        // The power term: measured on the H100 SXM alone; 0 (no term) elsewhere, and says so.
+        EXPECT_EQ(f.value > 0, d.name == "h100-sxm") << d.name << "." << f.name << ": " << f.source;
       else
         EXPECT_GT(f.value, 0) << d.name << "." << f.name;
     }
@@ -21,6 +24,26 @@ TEST(Device, Presets_HaveEveryFieldSourcedAndPositive) {
     EXPECT_EQ(d.smem_carveout_kb.back() * 1024, d.smem_per_sm_bytes) << d.name;
     EXPECT_LE(d.smem_per_block_max_bytes, d.smem_per_sm_bytes) << d.name;
   }
+}
+
+TEST(Device, PowerTerm_OnTheH100SxmAlone_Sourced) {
+  const Device h100 = *find_device("h100-sxm");
+  EXPECT_DOUBLE_EQ(h100.power_budget_w, 636);
+  EXPECT_GT(h100.energy_per_l2_byte_pj / h100.energy_per_flop_pj, 100);  // a byte from L2 costs ~220 flops
+  for (const DeviceFieldView& f : describe(h100)) {
+    if (f.name == "power_budget_w" || f.name.starts_with("energy_per_")) {
+      EXPECT_NE(f.source.find("data/h100-profile-power/power-1.jsonl"), std::string_view::npos) << f.name;
+    }
+  }
+  const Device h200 = *find_device("h200");
+  for (const DeviceFieldView& f : describe(h200)) {
+    if (f.name == "power_budget_w") {
+      EXPECT_NE(f.source.find("not measured on an H200"), std::string_view::npos);
+    }
+  }
+  Device bad = h100;
+  bad.power_budget_w = -1;
+  EXPECT_FALSE(check_device(bad).ok());
 }
 
 TEST(Device, DefaultIsH200) { EXPECT_EQ(device_presets().front().name, "h200"); }
