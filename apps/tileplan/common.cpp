@@ -48,6 +48,10 @@ void DeviceFlags::apply_power(Device& d) const {
   const auto [ptr, ec] = std::from_chars(power_budget.data(), power_budget.data() + power_budget.size(), w);
   if (ec != std::errc() || ptr != power_budget.data() + power_budget.size() || !std::isfinite(w))
     throw UsageError(fmt::format("--power-budget '{}' is not a number of watts", power_budget));
+  if (w > 0 && d.energy_per_flop_pj == 0 && d.energy_per_l2_byte_pj == 0 && d.energy_per_cycle_nj == 0)
+    throw UsageError(fmt::format("--power-budget {}: device '{}' has no measured energy fields (h100-sxm has), so a "
+                                 "budget would price nothing; give 0 or another device",
+                                 power_budget, d.name));
   require(override_power_budget(d, w));
 }
 
