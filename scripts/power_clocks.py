@@ -67,20 +67,19 @@ def solve(a, b):
 def energy_fit(path, entries, fail):
     """Least squares of energy (µJ) on flops, L2 bytes and cycles over one file's capped, grouped rows."""
     rows = []
-    if True:
-        top = max(e[3] for e in entries)
-        for case, key, us, mhz, cap, watts in entries:
-            k = KEY.match(key)
-            # Held down: the cap's reason seen and the clock two 15 MHz steps or more under the file's highest.
-            if not cap or mhz > top - 30 or "_g" in k.group(3):
-                continue
-            m, n, kk = (int(v) for v in CASE.match(case).groups())
-            bm, bn, bk = (int(v) for v in k.group(1).split("x"))
-            tm, tn, kt = -(-m // bm), -(-n // bn), -(-kk // bk)
-            flops = 2.0 * tm * bm * tn * bn * kt * bk
-            l2 = float(tm * tn * kt * (bm + bn) * bk * 2)
-            cycles = us * mhz  # µs x MHz
-            rows.append((case, key, us, mhz, watts, [flops, l2, cycles], us * watts))  # µJ
+    top = max(e[3] for e in entries)
+    for case, key, us, mhz, cap, watts in entries:
+        k = KEY.match(key)
+        # Held down: the cap's reason seen and the clock two 15 MHz steps or more under the file's highest.
+        if not cap or mhz > top - 30 or "_g" in k.group(3):
+            continue
+        m, n, kk = (int(v) for v in CASE.match(case).groups())
+        bm, bn, bk = (int(v) for v in k.group(1).split("x"))
+        tm, tn, kt = -(-m // bm), -(-n // bn), -(-kk // bk)
+        flops = 2.0 * tm * bm * tn * bn * kt * bk
+        l2 = float(tm * tn * kt * (bm + bn) * bk * 2)
+        cycles = us * mhz  # µs x MHz
+        rows.append((case, key, us, mhz, watts, [flops, l2, cycles], us * watts))  # µJ
     if len(rows) < 4:
         fail(f"--energy: {path}: {len(rows)} power-capped rows of the grouped order; the fit needs at least 4")
     # Scale the columns to 1 so the normal equations stay well conditioned.
@@ -131,6 +130,9 @@ def load(path, fail, energy=False):
                 fail(f"{where}: power_w must be a positive finite number with --energy, got {w!r}")
             if not CASE.match(case):
                 fail(f"{where}: case {case!r}: --energy fits fp16 cases MxNxK[:float16:LL]")
+            dims = [int(v) for v in CASE.match(case).groups()] + [int(v) for v in KEY.match(key).group(1).split("x")]
+            if min(dims) < 1:
+                fail(f"{where}: case {case!r} and key {key!r}: M, N, K and the tile's sides must be positive")
             row += (float(w),)
         out.append(row)
     if not out:

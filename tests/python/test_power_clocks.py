@@ -146,6 +146,12 @@ def test_energy_fit_of_the_capped_rows():
      "power_clocks.py: {p}:1: power_w must be a positive finite number with --energy"),
     ('{"case": "1x2x3:float8_e4m3:rc", "key": "64x256x64_s4_w4", "ms": 0.3, "sm_clock_mhz": 1500, "power_w": 600}\n',
      "power_clocks.py: {p}:1: case '1x2x3:float8_e4m3:rc': --energy fits fp16 cases"),
+    ('{"case": "0x2x3", "key": "64x256x64_s4_w4", "ms": 0.3, "sm_clock_mhz": 1500, "power_w": 600}\n',
+     "power_clocks.py: {p}:1: case '0x2x3' and key '64x256x64_s4_w4': M, N, K and the tile's sides must be positive"),
+    ('{"case": "1x2x3", "key": "0x256x64_s4_w4", "ms": 0.3, "sm_clock_mhz": 1500, "power_w": 600}\n',
+     "power_clocks.py: {p}:1: case '1x2x3' and key '0x256x64_s4_w4': M, N, K and the tile's sides must be positive"),
+    ('{"case": "1x2x3", "key": "64x256x64_s4_w4", "ms": 0.3, "sm_clock_mhz": 1500, "power_w": 1e400}\n',
+     "power_clocks.py: {p}:1: power_w must be a positive finite number with --energy"),
     ('{"case": "1x2x3", "key": "64x256x64_s4_w4", "ms": 0.3, "sm_clock_mhz": 1500, "power_w": 600,'
      ' "clock_reasons": ["sw_power_cap"]}\n',
      "power_clocks.py: --energy: {p}: 0 power-capped rows of the grouped order; the fit needs at least 4"),
