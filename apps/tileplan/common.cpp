@@ -28,7 +28,7 @@ void DeviceFlags::add_to(CLI::App& app, bool with_overrides, bool with_power) {
                  "override shared memory per SM in KB (a block may use all but 1 KB)");
 }
 
-Device DeviceFlags::resolve() const {
+Device DeviceFlags::resolve(bool apply_budget) const {
   std::optional<Device> d = find_device(name);
   if (!d) throw UsageError(fmt::format("--device '{}' is not a preset; choose one of: {}", name, device_names()));
   if (!sm_count.empty()) {
@@ -37,7 +37,7 @@ Device DeviceFlags::resolve() const {
   if (!smem_kb.empty()) {
     require(override_smem_kb(*d, parse_int("--smem-kb", smem_kb)));
   }
-  apply_power(*d);
+  if (apply_budget) apply_power(*d);
   require(check_device(*d));
   return *d;
 }

@@ -63,7 +63,9 @@ struct DeviceFlags {
   void add_to(CLI::App& app, bool with_overrides = true, bool with_power = false);
   // The budget given, applied to `d` (a matched preset too); no-op without it.
   void apply_power(Device& d) const;  // throws UsageError
-  Device resolve() const;  // throws UsageError
+  // apply_budget false: leave --power-budget to a later apply_power (validate
+  // applies it to the preset it matches from meta.json).
+  Device resolve(bool apply_budget = true) const;  // throws UsageError
 };
 
 // Integers from flags: the whole text must be a base-10 integer that fits in

@@ -51,7 +51,8 @@ void run(const CLI::App& app, const ValidateFlags& fl) {
   render::Thresholds t{threshold(app, "--max-top1-geomean", fl.max_top1_geomean),
                        threshold(app, "--max-top1-worst", fl.max_top1_worst),
                        threshold(app, "--max-top5-geomean", fl.max_top5_geomean)};
-  Device dev = fl.device.resolve();
+  const bool device_given = app.count("--device") != 0;
+  Device dev = fl.device.resolve(device_given);
 
   std::vector<std::string> only;
   if (app.count("--class")) {
@@ -85,12 +86,13 @@ void run(const CLI::App& app, const ValidateFlags& fl) {
   // measured on (meta.json), else the default; a dataset measured on a GPU
   // the preset does not describe gets a warning either way.
   std::string device_from;
-  if (app.count("--device") == 0) {
+  if (!device_given) {
     if (std::optional<Device> matched = preset_for(sets)) {
       dev = *matched;
       device_from = fmt::format("matched to meta.json's GPU: {}", sets.front().gpu->name);
-      fl.device.apply_power(dev);
     }
+    // --power-budget applies to the preset the data matched, not the default.
+    fl.device.apply_power(dev);
   }
   std::vector<std::string> warnings;
   for (const Dataset& d : sets)

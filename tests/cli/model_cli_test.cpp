@@ -817,5 +817,26 @@ TEST(ModelCli, PowerCap_DiagnosisJsonAndTheH100Sets) {
   EXPECT_LT(v47["summary"]["calibrated"]["top1_worst"].get<double>(), 1.085);
 }
 
+// validate's --power-budget applies to the preset matched from meta.json, not
+// to the default device: a budget on the H100's data is priced there, and on
+// an H200 dataset (no energy fields) it is refused in one line.
+TEST(ModelCli, PowerCap_ValidateBudgetFollowsTheMatchedPreset) {
+  const std::string v47 = "validate " + source_path("data/h100-triton-v47") + " --split all --format json ";
+  const json at636 = json::parse(run_cli(v47).out);
+  const CliResult at900 = run_cli(v47 + "--power-budget 900");
+  ASSERT_EQ(at900.status, 0) << at900.err;
+  const json j900 = json::parse(at900.out);
+  EXPECT_EQ(j900["device"], "h100-sxm");
+  // A higher budget lowers the floor: the picks' predicted times can only fall.
+  double sum636 = 0, sum900 = 0;
+  for (const json& s : at636["shapes"]) sum636 += s["pick_predicted_ms"].get<double>();
+  for (const json& s : j900["shapes"]) sum900 += s["pick_predicted_ms"].get<double>();
+  EXPECT_LT(sum900, sum636);
+  const CliResult h200 = run_cli("validate " + source_path("data/h200-triton-v47") + " --power-budget 700");
+  EXPECT_EQ(h200.status, 2);
+  EXPECT_NE(h200.err.find("device 'h200' has no measured energy fields"), std::string::npos) << h200.err;
+  EXPECT_EQ(std::count(h200.err.begin(), h200.err.end(), '\n'), 1) << h200.err;
+}
+
 }  // namespace tileplan::test
 
