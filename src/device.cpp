@@ -500,8 +500,14 @@ Status override_power_budget(Device& d, double watts) {
   if (!(watts >= 0 && watts <= 1e6))
     return Error{ErrorKind::out_of_range, "power_budget",
                  fmt::format("power_budget {} must be between 0 (no power term) and 1000000 W", watts)};
+  if (watts > 0 && d.energy_per_flop_pj == 0 && d.energy_per_l2_byte_pj == 0 && d.energy_per_cycle_nj == 0)
+    return Error{ErrorKind::invalid_argument, "power_budget",
+                 fmt::format("power_budget {}: device '{}' has no measured energy fields (h100-sxm has), so a budget "
+                             "would price nothing; give 0 or another device",
+                             watts, d.name)};
   d.power_budget_w = watts;
-  d.source[static_cast<std::size_t>(DeviceField::power_budget_w)] = fmt::format("--power-budget {}", watts);
+  d.source[static_cast<std::size_t>(DeviceField::power_budget_w)] =
+      fmt::format("overridden: {} W (--power-budget, power_budget=)", watts);
   return {};
 }
 

@@ -37,22 +37,25 @@ Device DeviceFlags::resolve(bool apply_budget) const {
   if (!smem_kb.empty()) {
     require(override_smem_kb(*d, parse_int("--smem-kb", smem_kb)));
   }
-  if (apply_budget) apply_power(*d);
+  if (apply_budget)
+    apply_power(*d);
+  else if (!power_budget.empty())
+    budget_watts();  // not a number: named before anything else is read
   require(check_device(*d));
   return *d;
 }
 
-void DeviceFlags::apply_power(Device& d) const {
-  if (power_budget.empty()) return;
+double DeviceFlags::budget_watts() const {
   double w = 0;
   const auto [ptr, ec] = std::from_chars(power_budget.data(), power_budget.data() + power_budget.size(), w);
   if (ec != std::errc() || ptr != power_budget.data() + power_budget.size() || !std::isfinite(w))
     throw UsageError(fmt::format("--power-budget '{}' is not a number of watts", power_budget));
-  if (w > 0 && d.energy_per_flop_pj == 0 && d.energy_per_l2_byte_pj == 0 && d.energy_per_cycle_nj == 0)
-    throw UsageError(fmt::format("--power-budget {}: device '{}' has no measured energy fields (h100-sxm has), so a "
-                                 "budget would price nothing; give 0 or another device",
-                                 power_budget, d.name));
-  require(override_power_budget(d, w));
+  return w;
+}
+
+void DeviceFlags::apply_power(Device& d) const {
+  if (power_budget.empty()) return;
+  require(override_power_budget(d, budget_watts()));
 }
 
 std::string flag_message(const Error& e, std::initializer_list<std::pair<std::string_view, std::string_view>> flags) {

@@ -63,6 +63,7 @@ struct DeviceFlags {
   void add_to(CLI::App& app, bool with_overrides = true, bool with_power = false);
   // The budget given, applied to `d` (a matched preset too); no-op without it.
   void apply_power(Device& d) const;  // throws UsageError
+  double budget_watts() const;        // --power-budget as a finite number; throws UsageError
   // apply_budget false: leave --power-budget to a later apply_power (validate
   // applies it to the preset it matches from meta.json).
   Device resolve(bool apply_budget = true) const;  // throws UsageError

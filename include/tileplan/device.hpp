@@ -121,7 +121,7 @@ Status override_sm_count(Device& d, int64_t sms);
 // a board run at another power limit, or 0 for no power term. It prices
 // nothing on a preset without the energy fields (only h100-sxm has them).
 // Returns an error (param "power_budget") unless 0 <= watts <= 1e6 and finite,
-// leaving `d` unchanged.
+// and unless watts is 0 where `d` has no energy fields, leaving `d` unchanged.
 Status override_power_budget(Device& d, double watts);
 
 }  // namespace tileplan

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 
 #include "tileplan/device.hpp"
@@ -44,6 +45,33 @@ TEST(Device, PowerTerm_OnTheH100SxmAlone_Sourced) {
   Device bad = h100;
   bad.power_budget_w = -1;
   EXPECT_FALSE(check_device(bad).ok());
+}
+
+// A budget overrides the preset's and names itself as the source; a budget
+// above 0 on a preset without energy fields is refused (it would price
+// nothing), 0 is not; out of range leaves the device unchanged.
+TEST(Device, PowerBudgetOverride_OnlyWhereEnergyIsMeasured) {
+  Device h100 = *find_device("h100-sxm");
+  ASSERT_TRUE(override_power_budget(h100, 700).ok());
+  EXPECT_DOUBLE_EQ(h100.power_budget_w, 700);
+  for (const DeviceFieldView& f : describe(h100)) {
+    if (f.name == "power_budget_w") {
+      EXPECT_NE(f.source.find("overridden: 700 W"), std::string_view::npos) << f.source;
+    }
+  }
+  for (double bad : {-1.0, 2e6, std::nan("")}) {
+    const Status s = override_power_budget(h100, bad);
+    ASSERT_FALSE(s.ok()) << bad;
+    EXPECT_EQ(s.error().param, "power_budget");
+    EXPECT_DOUBLE_EQ(h100.power_budget_w, 700);
+  }
+  Device h200 = *find_device("h200");
+  const Status refused = override_power_budget(h200, 700);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().kind, ErrorKind::invalid_argument);
+  EXPECT_NE(refused.error().message.find("no measured energy fields"), std::string::npos);
+  EXPECT_DOUBLE_EQ(h200.power_budget_w, 0);
+  EXPECT_TRUE(override_power_budget(h200, 0).ok());
 }
 
 TEST(Device, DefaultIsH200) { EXPECT_EQ(device_presets().front().name, "h200"); }
