@@ -196,6 +196,20 @@ Device read_device(const Args& a) {
   return d;
 }
 
+void read_power_budget(const Args& a, Device& d) {
+  const py::handle h = a.get("power_budget");
+  if (h.is_none()) return;
+  if (PyBool_Check(h.ptr()) || !(PyFloat_Check(h.ptr()) || PyLong_Check(h.ptr())))
+    throw py::type_error(fmt::format("power_budget must be an int or a float (watts), not {}", type_name(h)));
+  const double watts = PyFloat_AsDouble(h.ptr());
+  if (watts == -1.0 && PyErr_Occurred()) {  // an int too large for a double
+    PyErr_Clear();
+    throw UserError(ErrorKind::out_of_range, "power_budget",
+                    "power_budget is too large: it must be between 0 (no power term) and 1000000 W");
+  }
+  require(override_power_budget(d, watts));
+}
+
 void register_errors(py::module_& m) {
   // Kept for the life of the process: the translator may run at any time.
   static PyObject* error_type = PyErr_NewExceptionWithDoc(

@@ -90,6 +90,9 @@ Model read_model(const Args& a);
 KernelFamily read_family(const Args& a, Model model);
 // device, sm_count, smem_kb.
 Device read_device(const Args& a);
+// power_budget: None (the preset's) or watts as --power-budget (0: no power
+// term; above 0 only on a preset with energy fields).
+void read_power_budget(const Args& a, Device& d);
 // The preset `name`, or "device 'NAME' is not a preset; choose one of: ...".
 Device find_preset(const std::string& name);
 

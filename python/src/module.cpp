@@ -132,7 +132,8 @@ py::object plan(py::dict kwargs) {
   const Instr instr = model_instr(read_instr(a), model);
   const KernelFamily family = read_family(a, model);
   check_top_k(topk);
-  const Device dev = read_device(a);
+  Device dev = read_device(a);
+  read_power_budget(a, dev);
   SearchSpace space = read_space(a, model, family);
   require(check_problem(p));
   std::string json;
@@ -163,7 +164,8 @@ py::object diagnose(py::dict kwargs) {
   const Model model = read_model(a);
   const Instr instr = model_instr(read_instr(a), model);
   const KernelFamily family = read_family(a, model);
-  const Device dev = read_device(a);
+  Device dev = read_device(a);
+  read_power_budget(a, dev);
   require(check_problem(p));
   TileConfig cfg;
   cfg.instr = instr;
@@ -333,6 +335,7 @@ Setting read_setting(const Args& a) {
   s.instr = model_instr(read_instr(a), s.model);
   s.family = read_family(a, s.model);
   s.dev = read_device(a);
+  read_power_budget(a, s.dev);
   return s;
 }
 

@@ -23,15 +23,18 @@ __all__ = ["Error", "SPLIT_FACTORS", "plan", "diagnose", "occupancy", "loop", "d
 
 
 def plan(m, n, k, *, dtype="float16", out_dtype=None, a_layout="row", b_layout="row", lda=0, ldb=0, ldc=0,
-         device="h200", sm_count=None, smem_kb=None, block_m=None, block_n=None, block_k=None, stages=None,
-         threads=None, split_k=None, top_k=15, model="calibrated", family=None, family_file=None, instr="auto"):
+         device="h200", sm_count=None, smem_kb=None, power_budget=None, block_m=None, block_n=None, block_k=None,
+         stages=None, threads=None, split_k=None, top_k=15, model="calibrated", family=None, family_file=None,
+         instr="auto"):
     """Rank the tile configurations of a search space for one GEMM: `tileplan tile --format json`.
 
     m, n, k: the GEMM C[m,n] = A[m,k] B[k,n].
     dtype: A's and B's type (float16, bfloat16, float8_e4m3, float8_e5m2, tfloat32); out_dtype: C's
     (float16, bfloat16, float32; None: the CLI's default for dtype). a_layout, b_layout: row or col;
     lda, ldb, ldc: leading dimensions in elements (0: packed).
-    device: a preset (tileplan.devices()); sm_count, smem_kb: override it as --sm-count, --smem-kb.
+    device: a preset (tileplan.devices()); sm_count, smem_kb: override it as --sm-count, --smem-kb;
+    power_budget: watts the board's power cap holds a sustained GEMM to, as --power-budget (None:
+    the preset's, 636 on h100-sxm; 0: no power term; above 0 only on a preset with energy fields).
     block_m, block_n, block_k, stages, threads, split_k: None for the default candidates (the
     calibrated model: its family's measured space; seed: the reference's), or an int or a sequence
     of ints replacing them (split_k: the split factors of K, default 1 alone; SPLIT_FACTORS, the
@@ -54,8 +57,8 @@ def plan(m, n, k, *, dtype="float16", out_dtype=None, a_layout="row", b_layout="
 
 
 def diagnose(m, n, k, *, dtype="float16", out_dtype=None, a_layout="row", b_layout="row", lda=0, ldb=0, ldc=0,
-             device="h200", sm_count=None, smem_kb=None, block_m=128, block_n=128, block_k=32, stages=3,
-             threads=256, split_k=1, model="calibrated", family=None, family_file=None, instr="auto"):
+             device="h200", sm_count=None, smem_kb=None, power_budget=None, block_m=128, block_n=128, block_k=32,
+             stages=3, threads=256, split_k=1, model="calibrated", family=None, family_file=None, instr="auto"):
     """One configuration's verdict: `tileplan tile --diagnose --format json`, its one candidate.
 
     Arguments as plan(), with one int per tile dimension. A configuration that breaks C1-C4 is not an

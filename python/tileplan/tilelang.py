@@ -20,8 +20,8 @@ def _tilelang_type(name):
 
 
 def configs(m, n, k, *, dtype="float16", out_dtype=None, a_layout="row", b_layout="row", lda=0, ldb=0, ldc=0,
-            top_k=15, device="h200", sm_count=None, smem_kb=None, block_m=None, block_n=None, block_k=None,
-            stages=None, threads=None, split_k=None, model="calibrated", family=None, family_file=None,
+            top_k=15, device="h200", sm_count=None, smem_kb=None, power_budget=None, block_m=None, block_n=None,
+            block_k=None, stages=None, threads=None, split_k=None, model="calibrated", family=None, family_file=None,
             instr="auto", enable_rasteration=True, with_dtypes=False):
     """The best top_k configurations as the dicts @tilelang.autotune(configs=...) takes, best first.
 
@@ -34,16 +34,16 @@ def configs(m, n, k, *, dtype="float16", out_dtype=None, a_layout="row", b_layou
     """
     _check_flags(enable_rasteration, with_dtypes)
     p = plan(m, n, k, dtype=dtype, out_dtype=out_dtype, a_layout=a_layout, b_layout=b_layout, lda=lda, ldb=ldb,
-             ldc=ldc, device=device, sm_count=sm_count, smem_kb=smem_kb, block_m=block_m, block_n=block_n,
-             block_k=block_k, stages=stages, threads=threads, split_k=split_k, top_k=top_k, model=model,
-             family=family, family_file=family_file, instr=instr)
+             ldc=ldc, device=device, sm_count=sm_count, smem_kb=smem_kb, power_budget=power_budget,
+             block_m=block_m, block_n=block_n, block_k=block_k, stages=stages, threads=threads, split_k=split_k,
+             top_k=top_k, model=model, family=family, family_file=family_file, instr=instr)
     return [_config(_key(c), p.problem, _splits(split_k), enable_rasteration, with_dtypes) for c in p]
 
 
 def configs_for_shapes(shapes, *, dtype="float16", out_dtype=None, a_layout="row", b_layout="row", top_k=3,
-                       device="h200", sm_count=None, smem_kb=None, block_m=None, block_n=None, block_k=None,
-                       stages=None, threads=None, split_k=None, model="calibrated", family=None, family_file=None,
-                       instr="auto", enable_rasteration=True, with_dtypes=False):
+                       device="h200", sm_count=None, smem_kb=None, power_budget=None, block_m=None, block_n=None,
+                       block_k=None, stages=None, threads=None, split_k=None, model="calibrated", family=None,
+                       family_file=None, instr="auto", enable_rasteration=True, with_dtypes=False):
     """One list of config dicts for a kernel's known shapes: @tilelang.autotune(configs=...).
 
     Every configuration in the first top_k of any shape, once, in the order `tileplan tile --shapes
@@ -56,8 +56,9 @@ def configs_for_shapes(shapes, *, dtype="float16", out_dtype=None, a_layout="row
     _check_flags(enable_rasteration, with_dtypes)
     _check_top_k(top_k)
     # The shared planner of tileplan.triton (its class tables built once), not a plan per shape.
-    planner = _planner(device, sm_count, smem_kb, instr, model, family, family_file, _space(block_m),
-                       _space(block_n), _space(block_k), _space(stages), _space(threads), _space(split_k))
+    planner = _planner(device, sm_count, smem_kb, power_budget, instr, model, family, family_file,
+                       _space(block_m), _space(block_n), _space(block_k), _space(stages), _space(threads),
+                       _space(split_k))
     problems = []
 
     def top_of(m, n, k, lda, ldb, ldc):

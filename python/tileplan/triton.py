@@ -54,13 +54,13 @@ def _space(value):
 
 
 @functools.lru_cache(maxsize=64)
-def _planner(device, sm_count, smem_kb, instr, model, family, family_file, block_m, block_n, block_k, stages,
-             threads, split_k=None):
+def _planner(device, sm_count, smem_kb, power_budget, instr, model, family, family_file, block_m, block_n, block_k,
+             stages, threads, split_k=None):
     return _tileplan.Planner(locals())
 
 
 @functools.lru_cache(maxsize=64)
-def _ranker(device, sm_count, smem_kb, instr, model, family, family_file):
+def _ranker(device, sm_count, smem_kb, power_budget, instr, model, family, family_file):
     return _tileplan.Ranker(locals())
 
 
@@ -247,7 +247,7 @@ class _Pruner:
 
 def prune(top_k=3, m="M", n="N", k="K", *, a=None, b=None, c=None, block_m_key="BLOCK_M", block_n_key="BLOCK_N",
           block_k_key="BLOCK_K", split_k_key="SPLIT_K", device="h200", sm_count=None, smem_kb=None,
-          model="calibrated", family=None, family_file=None, instr="auto"):
+          power_budget=None, model="calibrated", family=None, family_file=None, instr="auto"):
     """prune_configs_by for @triton.autotune: keeps your top_k configs by predicted time.
 
     On each new autotuning key, the problem is read from the kernel's arguments (see
@@ -259,12 +259,13 @@ def prune(top_k=3, m="M", n="N", k="K", *, a=None, b=None, c=None, block_m_key="
     read (another dtype, a strided C) leave the configs as given, with one warning. The first
     problem whose padding (M, N, K or a leading dimension rounded up to a multiple of 16) is
     predicted to pay under the default search space gets one warning that says by how much.
-    device, model, family, family_file, instr, sm_count, smem_kb: as tileplan.plan; a bad one
+    device, model, family, family_file, instr, sm_count, smem_kb, power_budget: as tileplan.plan; a bad one
     raises tileplan.Error here, not in the autotuner.
     """
     _check_top_k(top_k)
-    ranker = _ranker(device, sm_count, smem_kb, instr, model, family, family_file)
-    padder = _planner(device, sm_count, smem_kb, instr, model, family, family_file, None, None, None, None, None)
+    ranker = _ranker(device, sm_count, smem_kb, power_budget, instr, model, family, family_file)
+    padder = _planner(device, sm_count, smem_kb, power_budget, instr, model, family, family_file, None, None, None,
+                      None, None)
     return {"early_config_prune": _Pruner(ranker, top_k, (m, n, k, a, b, c), (block_m_key, block_n_key, block_k_key),
                                           split_k_key, padder)}
 
@@ -282,8 +283,8 @@ def _config(triton, planner, keys, bm, bn, bk, stages, threads, split_k):
 
 
 def configs(m, n, k, *, dtype="float16", out_dtype=None, a_layout="row", b_layout="row", lda=0, ldb=0, ldc=0,
-            top_k=15, device="h200", sm_count=None, smem_kb=None, block_m=None, block_n=None, block_k=None,
-            stages=None, threads=None, split_k=None, model="calibrated", family=None, family_file=None,
+            top_k=15, device="h200", sm_count=None, smem_kb=None, power_budget=None, block_m=None, block_n=None,
+            block_k=None, stages=None, threads=None, split_k=None, model="calibrated", family=None, family_file=None,
             instr="auto", block_m_key="BLOCK_M", block_n_key="BLOCK_N", block_k_key="BLOCK_K",
             group_m_key="GROUP_M", split_k_key="SPLIT_K"):
     """The best top_k configurations as triton.Config objects (needs Triton), best first.
@@ -298,8 +299,9 @@ def configs(m, n, k, *, dtype="float16", out_dtype=None, a_layout="row", b_layou
     except ImportError as e:
         raise ImportError("tileplan.triton.configs returns triton.Config objects and needs Triton "
                           "(prune and heuristics do not)") from e
-    planner = _planner(device, sm_count, smem_kb, instr, model, family, family_file, _space(block_m),
-                       _space(block_n), _space(block_k), _space(stages), _space(threads), _space(split_k))
+    planner = _planner(device, sm_count, smem_kb, power_budget, instr, model, family, family_file,
+                       _space(block_m), _space(block_n), _space(block_k), _space(stages), _space(threads),
+                       _space(split_k))
     problem = {"m": m, "n": n, "k": k, "dtype": dtype, "out_dtype": out_dtype, "a_layout": a_layout,
                "b_layout": b_layout, "lda": lda, "ldb": ldb, "ldc": ldc}
     keys = (block_m_key, block_n_key, block_k_key, group_m_key, split_k_key)
@@ -308,10 +310,10 @@ def configs(m, n, k, *, dtype="float16", out_dtype=None, a_layout="row", b_layou
 
 
 def configs_for_shapes(shapes, *, dtype="float16", out_dtype=None, a_layout="row", b_layout="row", top_k=3,
-                       device="h200", sm_count=None, smem_kb=None, block_m=None, block_n=None, block_k=None,
-                       stages=None, threads=None, split_k=None, model="calibrated", family=None, family_file=None,
-                       instr="auto", block_m_key="BLOCK_M", block_n_key="BLOCK_N", block_k_key="BLOCK_K",
-                       group_m_key="GROUP_M", split_k_key="SPLIT_K"):
+                       device="h200", sm_count=None, smem_kb=None, power_budget=None, block_m=None, block_n=None,
+                       block_k=None, stages=None, threads=None, split_k=None, model="calibrated", family=None,
+                       family_file=None, instr="auto", block_m_key="BLOCK_M", block_n_key="BLOCK_N",
+                       block_k_key="BLOCK_K", group_m_key="GROUP_M", split_k_key="SPLIT_K"):
     """One list of triton.Config for a kernel's known shapes (needs Triton).
 
     Every configuration in the first top_k of any shape, once: the list `tileplan tile --shapes
@@ -328,8 +330,9 @@ def configs_for_shapes(shapes, *, dtype="float16", out_dtype=None, a_layout="row
     except ImportError as e:
         raise ImportError("tileplan.triton.configs_for_shapes returns triton.Config objects and needs Triton") from e
     _check_top_k(top_k)
-    planner = _planner(device, sm_count, smem_kb, instr, model, family, family_file, _space(block_m),
-                       _space(block_n), _space(block_k), _space(stages), _space(threads), _space(split_k))
+    planner = _planner(device, sm_count, smem_kb, power_budget, instr, model, family, family_file,
+                       _space(block_m), _space(block_n), _space(block_k), _space(stages), _space(threads),
+                       _space(split_k))
 
     def top_of(m, n, k, lda, ldb, ldc):
         problem = {"m": m, "n": n, "k": k, "dtype": dtype, "out_dtype": out_dtype, "a_layout": a_layout,
@@ -343,8 +346,8 @@ def configs_for_shapes(shapes, *, dtype="float16", out_dtype=None, a_layout="row
 
 def heuristics(m="M", n="N", k="K", *, a=None, b=None, c=None, block_m_key="BLOCK_M", block_n_key="BLOCK_N",
                block_k_key="BLOCK_K", group_m_key="GROUP_M", split_k_key="SPLIT_K", num_warps=True,
-               num_stages=True, device="h200", sm_count=None, smem_kb=None, block_m=None, block_n=None,
-               block_k=None, stages=None, threads=None, split_k=None, model="calibrated", family=None,
+               num_stages=True, device="h200", sm_count=None, smem_kb=None, power_budget=None, block_m=None,
+               block_n=None, block_k=None, stages=None, threads=None, split_k=None, model="calibrated", family=None,
                family_file=None, instr="auto"):
     """values for @triton.heuristics: tileplan's first pick for each launch's problem, no autotuning.
 
@@ -353,8 +356,9 @@ def heuristics(m="M", n="N", k="K", *, a=None, b=None, c=None, block_m_key="BLOC
     one plan per distinct problem. A problem it cannot read or plan raises tileplan.Error. The
     first problem whose padding is predicted to pay gets one warning, as with prune.
     """
-    planner = _planner(device, sm_count, smem_kb, instr, model, family, family_file, _space(block_m),
-                       _space(block_n), _space(block_k), _space(stages), _space(threads), _space(split_k))
+    planner = _planner(device, sm_count, smem_kb, power_budget, instr, model, family, family_file,
+                       _space(block_m), _space(block_n), _space(block_k), _space(stages), _space(threads),
+                       _space(split_k))
     names = (m, n, k, a, b, c)
     picks = {}
     warned = []

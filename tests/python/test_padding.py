@@ -113,7 +113,7 @@ def test_the_planners_padding_checks_its_problem():
 
     import tileplan.triton as tt
 
-    planner = tt._planner("h200", None, None, "auto", "calibrated", None, None, None, None, None, None, None)
+    planner = tt._planner("h200", None, None, None, "auto", "calibrated", None, None, None, None, None, None, None)
     base = {"m": 64, "n": 64, "k": 64, "dtype": "float16", "out_dtype": None, "a_layout": "row", "b_layout": "row",
             "lda": 0, "ldb": 0, "ldc": 0}
     assert planner.padding(base) is None

@@ -80,6 +80,9 @@ def random_case(seed):
     # Split factors need the calibrated model and a family with a split-K model (triton's).
     if kw["model"] == "calibrated" and kw.get("family") != "seed" and rng.random() < 0.3:
         kw["split_k"] = random_space_values(rng, [1, 2, 4, 8, 16])
+    # The power cap's budget, where the preset has energy fields (h100-sxm).
+    if kw["device"] == "h100-sxm" and rng.random() < 0.5:
+        kw["power_budget"] = rng.choice([0, 450, 636, 700.5])
     flags = ["tile", "--m", m, "--n", n, "--k", k]
     for key, value in kw.items():
         flag = "--topk" if key == "top_k" else "--" + key.replace("_", "-")
