@@ -12,13 +12,21 @@ and prints the README's tables of data/h100-triton-power1 and -power2:
   * the verdict by layout (B K-major against A and B row-major, the
     controls apart), and by the measured best's time (under 100 us or not).
 
-    python3 scripts/power_judge.py DATASET [--controls SHAPE,...] [--tileplan PATH]
+--clocks adds what the timing rows' SM clocks say of the term: over the
+16-bit rows within 1.15x of their shape's best that the term predicts
+capped (`tileplan tile --diagnose`: power_us above cycles_us), by the
+row's measured time, the median of the measured clock over the clock the
+term implies (the boost clock x cycles_us / power_us) and of the measured
+cycles (time x clock) over the model's (cycles_us x the boost clock).
+
+    python3 scripts/power_judge.py DATASET [--controls SHAPE,...] [--clocks] [--tileplan PATH]
 
 Standard library only.
 """
 import json
 import math
 import pathlib
+import statistics
 import subprocess
 import sys
 
@@ -78,10 +86,57 @@ def verdict(label, shapes, on, off):
             f"{better} better, {worse} worse, {best} at the measured best")
 
 
+CLOCK_BINS = ((0, 150), (150, 300), (300, 600), (600, float("inf")))
+
+
+def clock_table(tileplan, dataset, device, boost_mhz):
+    """The --clocks table: [(bin label, rows, median clock ratio, median cycle ratio)]."""
+    grids = {}
+    for line in (pathlib.Path(dataset) / "timings.jsonl").read_text().splitlines():
+        try:
+            r = json.loads(line)
+        except json.JSONDecodeError:
+            fail(f"{dataset}/timings.jsonl: a line is not JSON")
+        if (not isinstance(r, dict) or r.get("key") == "cublas" or r.get("dtype") not in ("float16", "bfloat16")
+                or not r.get("sm_clock_mhz") or r.get("split_k", 1) != 1 or "lda" in r):
+            continue
+        case = (r["M"], r["N"], r["K"], r["dtype"], r.get("a_layout", "row"), r.get("b_layout", "row"))
+        grids.setdefault(case, []).append(r)
+    rows = []
+    for (m, n, k, dtype, a, b), grid in sorted(grids.items()):
+        best = min(r["ms"] for r in grid)
+        for r in grid:
+            parts = r["key"].split("_")
+            if r["ms"] > 1.15 * best or len(parts) != 3:
+                continue
+            bm, bn, bk = parts[0].split("x")
+            p = subprocess.run([tileplan, "tile", "--diagnose", "--device", device, "--m", str(m), "--n", str(n),
+                                "--k", str(k), "--dtype", dtype, "--a-layout", a, "--b-layout", b, "--block-m", bm,
+                                "--block-n", bn, "--block-k", bk, "--stages", parts[1][1:],
+                                "--threads", str(32 * int(parts[2][1:])), "--format", "json"],
+                               capture_output=True, text=True)
+            if p.returncode != 0:
+                continue
+            t = json.loads(p.stdout)["candidates"][0].get("time_terms") or {}
+            if t.get("power_us", 0) <= t.get("cycles_us", 0):
+                continue
+            term_mhz = boost_mhz * t["cycles_us"] / t["power_us"]
+            us = r["ms"] * 1e3
+            rows.append((us, r["sm_clock_mhz"] / term_mhz, us * r["sm_clock_mhz"] / (t["cycles_us"] * boost_mhz)))
+    out = []
+    for lo, hi in CLOCK_BINS:
+        sel = [x for x in rows if lo <= x[0] < hi]
+        if sel:
+            label = f"{lo:.0f}–{hi:.0f} µs" if hi != float("inf") else f"{lo:.0f} µs or more"
+            out.append((label, len(sel), statistics.median(x[1] for x in sel), statistics.median(x[2] for x in sel)))
+    return out
+
+
 def main():
     ap = Parser(description=__doc__.split("\n")[0])
     ap.add_argument("dataset")
     ap.add_argument("--controls", default="", help="comma-separated shapes (validate's names) the term leaves")
+    ap.add_argument("--clocks", action="store_true", help="the capped near-best rows' clocks and cycles against the term's")
     ap.add_argument("--tileplan", default=str(ROOT / "build/release/tileplan"))
     args = ap.parse_args()
     if not (pathlib.Path(args.dataset) / "timings.jsonl").is_file():
@@ -89,7 +144,8 @@ def main():
     on_d, off_d = validate(args.tileplan, args.dataset), validate(args.tileplan, args.dataset, "--power-budget", "0")
     presets = json.loads(subprocess.run([args.tileplan, "devices", "--format", "json"], capture_output=True,
                                         text=True).stdout)
-    if not any(d["name"] == on_d["device"] and d["power_budget_w"] > 0 for d in presets):
+    preset = next((d for d in presets if d["name"] == on_d["device"] and d["power_budget_w"] > 0), None)
+    if preset is None:
         fail(f"{args.dataset}: its preset {on_d['device']} has no power term (no energy fields): nothing to judge")
     controls = {c for c in args.controls.split(",") if c}
     on = {x["shape"]: x for x in on_d["shapes"]}
@@ -117,6 +173,17 @@ def main():
     print(verdict(f"the measured best at {SHORT_US:.0f} µs or more",
                   [s for s in moved if on[s]["best_ms"] * 1e3 >= SHORT_US], on, off))
     print(verdict("the controls", sorted(controls), on, off))
+    if args.clocks:
+        table = clock_table(args.tileplan, args.dataset, on_d["device"], preset["boost_clock_mhz"])
+        print()
+        if not table:
+            print("--clocks: no 16-bit row near its best that the term caps carries an SM clock")
+            return
+        print("| measured time | rows the term caps (within 1.15x of the best) | measured clock / the term's "
+              "| measured cycles / the model's |")
+        print("|---|---:|---:|---:|")
+        for label, n, clk, cyc in table:
+            print(f"| {label} | {n} | {clk:.3f} | {cyc:.3f} |")
 
 
 if __name__ == "__main__":

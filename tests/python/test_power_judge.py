@@ -61,3 +61,22 @@ def test_a_missing_tileplan_is_refused():
     p = subprocess.run([sys.executable, str(SCRIPT), str(POWER1), "--tileplan", "/nonexistent/tileplan"],
                        capture_output=True, text=True, timeout=60, cwd=ROOT)
     script_error(p, "power_judge.py: --tileplan /nonexistent/tileplan: No such file or directory")
+
+
+def test_clocks_say_what_docs_model_says():
+    # docs/model.md §3, "What the clocks say": the term holds short kernels too low and long ones'
+    # cycles too high; its table is the script's output.
+    p = run(POWER1, "--clocks")
+    assert p.returncode == 0, p.stderr
+    rows = {}
+    for line in p.stdout.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 4 and cells[0].endswith(("µs", "more")) and cells[1].isdigit():
+            rows[cells[0]] = (int(cells[1]), float(cells[2]), float(cells[3]))
+            assert line in (ROOT / "docs/model.md").read_text(), line
+    assert list(rows) == ["0–150 µs", "150–300 µs", "300–600 µs", "600 µs or more"]
+    assert rows["0–150 µs"][1] > 1.10  # short kernels ran faster clocks than the term's
+    assert all(rows[b][2] < 0.95 for b in ("150–300 µs", "300–600 µs", "600 µs or more"))
+    assert sum(n for n, _, _ in rows.values()) > 150
+    p = run(ROOT / "data/h100-triton-v47", "--clocks")
+    assert p.returncode == 0 and p.stdout.rstrip().endswith("carries an SM clock")
