@@ -586,7 +586,7 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   // SMs wait.
   const double cycles_us = sm_us;
   double power_us = 0.0;
-  if (dev.power_budget_w > 0 && p.elem_bytes() == 2 && p.b_layout == Layout::col && !t.simt && dram_us < sm_us) {
+  if (dev.power_budget_w > 0 && p.elem_bytes() == 2 && !t.simt && dram_us < sm_us) {
     const double flops = 2.0 * static_cast<double>(g.tiles_m * t.block_m) * static_cast<double>(g.tiles_n * t.block_n) *
                          static_cast<double>(kt_all * t.block_k);
     const double l2_bytes = static_cast<double>(tiles) * static_cast<double>(kt_all) * t.stage_bytes;

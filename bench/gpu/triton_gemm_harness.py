@@ -793,12 +793,12 @@ POWER2_HELD_OUT = [
     "1024x9216x3072:bfloat16:rc", "6144x8192x8192:float16:rr",
 ]
 # The third fresh judge (power3), after power1 and power2 both found the
-# term right with B stored K-major and wrong with A and B row-major, and the
-# term was restricted to B K-major on that evidence. Chosen with the
-# restricted term, none in an earlier dataset: ten shapes of real models
-# with B K-major whose pick the term moves (the restricted term's own), and
-# six with A and B row-major whose pick the unrestricted term moved to
-# 128x256 with 8 warps and the restricted one leaves. For an H100; held out.
+# term right with B stored K-major and wrong with A and B row-major: the
+# term against the same term restricted to B K-major. None in an earlier
+# dataset: ten shapes of real models with B K-major whose pick the term
+# moves (the same either way), and six with A and B row-major whose pick
+# the term moves to 128x256 with 8 warps and the restricted term leaves.
+# For an H100; held out.
 POWER3_HELD_OUT = [
     "512x3584x3584:float16:rc", "3072x4608x3584:float16:rc", "512x37888x3584:float16:rc",
     "1024x22016x4096:float16:rc", "6144x5120x5120:float16:rc",

@@ -3,10 +3,10 @@
 # power term (POWER3_HELD_OUT of bench/gpu/triton_gemm_harness.py), after
 # power1 and power2 both found it right with B stored K-major (1.060 ->
 # 1.012, 1.056 -> 1.010) and wrong with A and B row-major (1.041 -> 1.079,
-# 1.026 -> 1.068), and the term was restricted to B K-major on that
-# evidence. 16 fresh shapes. The first picks written before measuring
-# (`tileplan tile --device h100-sxm`: the restricted term | the term before
-# the restriction | --power-budget 0):
+# 1.026 -> 1.068): it judges the term against the same term restricted to
+# B K-major. 16 fresh shapes. The first picks written before measuring
+# (`tileplan tile --device h100-sxm`: the restricted term | the term |
+# --power-budget 0):
 #   512x3584x3584    fp16 rc   128x128x64_s5_w4 | 128x128x64_s5_w4 | 64x256x64_s5_w4
 #   3072x4608x3584   fp16 rc   256x128x64_s4_w8 | 256x128x64_s4_w8 | 128x128x64_s3_w4
 #   512x37888x3584   fp16 rc   256x128x64_s4_w8 | 256x128x64_s4_w8 | 128x128x64_s3_w4
@@ -25,8 +25,8 @@
 #   1536x4096x11008  bf16 rr   128x128x64_s5_w4 | 128x256x64_s4_w8 | 128x128x64_s5_w4
 # The hypotheses: with B K-major the term's picks beat those without it
 # (the geomean of their regrets), and with A and B row-major the picks
-# without it (the restricted term's) beat the 128x256 ones the term made
-# before. Given another GPU than an H100 it runs nothing.
+# without it (the restricted term's) beat the term's 128x256 ones. Given
+# another GPU than an H100 it runs nothing.
 set -u
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 echo "gpu: $gpu"
