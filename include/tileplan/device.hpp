@@ -120,8 +120,9 @@ Status override_sm_count(Device& d, int64_t sms);
 // A power budget other than the preset's (docs/model.md §3, "The power cap"):
 // a board run at another power limit, or 0 for no power term. It prices
 // nothing on a preset without the energy fields (only h100-sxm has them).
-// Returns an error (param "power_budget") unless 0 <= watts <= 1e6 and finite,
-// and unless watts is 0 where `d` has no energy fields, leaving `d` unchanged.
+// Returns an error (param "power_budget"), leaving `d` unchanged, unless
+// 0 <= watts <= 1e6 and finite, and, where `d` has no energy fields, unless
+// watts is 0.
 Status override_power_budget(Device& d, double watts);
 
 }  // namespace tileplan
