@@ -31,7 +31,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from harness_io import refusal  # noqa: E402
+from harness_io import CONFIG_KEY, refusal  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SHORT_US = 100.0
@@ -106,14 +106,14 @@ def clock_table(tileplan, dataset, device, boost_mhz):
     for (m, n, k, dtype, a, b), grid in sorted(grids.items()):
         best = min(r["ms"] for r in grid)
         for r in grid:
-            parts = r["key"].split("_")
-            if r["ms"] > 1.15 * best or len(parts) != 3:
+            key = CONFIG_KEY.match(r["key"])
+            if r["ms"] > 1.15 * best or not key:
                 continue
-            bm, bn, bk = parts[0].split("x")
+            bm, bn, bk, stages, warps = key.groups()
             p = subprocess.run([tileplan, "tile", "--diagnose", "--device", device, "--m", str(m), "--n", str(n),
                                 "--k", str(k), "--dtype", dtype, "--a-layout", a, "--b-layout", b, "--block-m", bm,
-                                "--block-n", bn, "--block-k", bk, "--stages", parts[1][1:],
-                                "--threads", str(32 * int(parts[2][1:])), "--format", "json"],
+                                "--block-n", bn, "--block-k", bk, "--stages", stages,
+                                "--threads", str(32 * int(warps)), "--format", "json"],
                                capture_output=True, text=True)
             if p.returncode != 0:
                 continue
