@@ -763,7 +763,12 @@ int fit_time(const Device& dev, const std::vector<Dataset>& sets, int restarts, 
   Vec<kFree> x;
   for (std::size_t i = 0; i < kFree; ++i) x[i] = std::log(std::max(base[i], 1e-6));
   double value = f(x);
-  for (int r = 0; r < restarts; ++r) {
+  // Every constant held: nothing to search (the restarts would only evaluate
+  // the same objective again, thousands of times).
+  bool any_free = false;
+  for (std::size_t i = 0; i < kFree; ++i) any_free = any_free || !is_fixed(i);
+  if (!any_free) fmt::print("every constant held: nothing to fit\n");
+  for (int r = 0; any_free && r < restarts; ++r) {
     double v = 0;
     const Vec<kFree> y = nelder_mead<kFree>(f, x, r == 0 ? 0.3 : 0.1, iterations, &v);
     fmt::print("restart {}: objective {:.5f}\n", r, v);
