@@ -1,4 +1,5 @@
 #include "tileplan/family.hpp"
+#include "tileplan/validate.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -374,6 +375,35 @@ Status check_family(const KernelFamily& f) {
     if (Status s = check_time_constants(time_for(f, t)); !s.ok())
       return Error{s.error().kind, s.error().param, fmt::format("{} (for {})", s.error().message, to_string(t))};
   }
+  if (f.validation) {
+    const FamilyValidation& v = *f.validation;
+    if (v.device.empty() || v.device.size() > 64)
+      return Error{ErrorKind::invalid_argument, "validation",
+                   "validation device must name a device preset (1 to 64 characters)"};
+    for (std::size_t i = 0; i < v.classes.size(); ++i) {
+      const ClassScore& c = v.classes[i];
+      if (c.problem_class.empty() || c.problem_class.size() > 64)
+        return Error{ErrorKind::invalid_argument, "validation",
+                     fmt::format("validation class {} must be named (1 to 64 characters)", i + 1)};
+      for (std::size_t j = 0; j < i; ++j)
+        if (v.classes[j].problem_class == c.problem_class)
+          return Error{ErrorKind::invalid_argument, "validation",
+                       fmt::format("validation holds class {} twice", c.problem_class)};
+      if (c.cases < 1)
+        return Error{ErrorKind::invalid_argument, "validation",
+                     fmt::format("validation class {}: cases {} must be at least 1", c.problem_class, c.cases)};
+      for (const double x : {c.top1_geomean, c.top1_worst, c.top5_geomean})
+        if (!(x >= 1 && x <= 1e6))
+          return Error{ErrorKind::invalid_argument, "validation",
+                       fmt::format("validation class {}: a regret of {} is not a time over the best measured "
+                                   "(1 to 1e6)",
+                                   c.problem_class, x)};
+      if (!(c.top5_geomean <= c.top1_geomean && c.top1_geomean <= c.top1_worst))
+        return Error{ErrorKind::invalid_argument, "validation",
+                     fmt::format("validation class {}: top5_geomean <= top1_geomean <= top1_worst must hold",
+                                 c.problem_class)};
+    }
+  }
   for (std::size_t i = 0; i < f.by_instr.size(); ++i) {
     const Instr instr = f.by_instr[i].instr;
     if (instr != Instr::mma && instr != Instr::wgmma && instr != Instr::simt)
@@ -549,6 +579,44 @@ Result<KernelFamily> parse_family(std::string_view text, std::string_view origin
     m.constants = split_k_constants_from(values);
     f.split_k = std::move(m);
   }
+  if (const json* v = rd.object(j, "validation", "validation", false)) {
+    FamilyValidation val;
+    val.device = rd.string(*v, "device", "validation.device", true, 64);
+    val.datasets = rd.strings(*v, "datasets", "validation.datasets");
+    for (const auto& [key, value] : v->items()) {
+      (void)value;
+      if (key != "device" && key != "datasets" && key != "classes")
+        rd.fail(fmt::format("validation.{}", key.size() > 64 ? key.substr(0, 64) + "..." : key),
+                "is not one of device, datasets, classes");
+    }
+    if (const json* classes = rd.object(*v, "classes", "validation.classes")) {
+      for (const auto& [name, entry] : classes->items()) {
+        const std::string path =
+            fmt::format("validation.classes.{}", name.size() > 64 ? name.substr(0, 64) + "..." : name);
+        if (!entry.is_object()) {
+          rd.fail(path, fmt::format("must be an object, not {}", kind_of(entry)));
+          break;
+        }
+        ClassScore c;
+        c.problem_class = name;
+        c.cases = rd.integer(entry, "cases", path + ".cases", 1, int64_t{1} << 31);
+        c.top1_geomean = rd.number(entry, "top1_geomean", path + ".top1_geomean");
+        c.top1_worst = rd.number(entry, "top1_worst", path + ".top1_worst");
+        c.top5_geomean = rd.number(entry, "top5_geomean", path + ".top5_geomean");
+        c.worst_shape = rd.string(entry, "worst_shape", path + ".worst_shape", true, 128);
+        for (const auto& [key, x] : entry.items()) {
+          (void)x;
+          if (key != "cases" && key != "top1_geomean" && key != "top1_worst" && key != "top5_geomean" &&
+              key != "worst_shape")
+            rd.fail(fmt::format("{}.{}", path, key.size() > 64 ? key.substr(0, 64) + "..." : key),
+                    "is not one of cases, top1_geomean, top1_worst, top5_geomean, worst_shape");
+        }
+        if (rd.failed()) break;
+        val.classes.push_back(std::move(c));
+      }
+    }
+    f.validation = std::move(val);
+  }
   if (rd.failed()) return rd.error();
   if (Status s = check_family(f); !s.ok())
     return Error{ErrorKind::parse_error, "family", fmt::format("family {}: {}", origin, s.error().message)};
@@ -652,6 +720,16 @@ std::string family_json(const KernelFamily& f) {
     split["constants"] = constants(kSplitKInfo, to_array(f.split_k->constants), f.split_k->sources);
     j["split_k"] = split;
   }
+  if (f.validation) {
+    json classes = json::object();
+    for (const ClassScore& c : f.validation->classes)
+      classes[c.problem_class] = {{"cases", c.cases},
+                                  {"top1_geomean", c.top1_geomean},
+                                  {"top1_worst", c.top1_worst},
+                                  {"top5_geomean", c.top5_geomean},
+                                  {"worst_shape", c.worst_shape}};
+    j["validation"] = {{"device", f.validation->device}, {"datasets", f.validation->datasets}, {"classes", classes}};
+  }
   return j.dump(2) + "\n";
 }
 
@@ -674,6 +752,23 @@ const KernelFamily& default_family() {
   for (const KernelFamily& f : shipped_families())
     if (f.name == "triton") return f;
   return fallback;  // unreachable while data/families/triton.json ships (a unit test checks it)
+}
+
+const FamilyValidation* validation_on(const KernelFamily& f, const Device& d) {
+  if (!f.validation || f.validation->device != d.name) return nullptr;
+  const std::optional<Device> preset = find_device(d.name);
+  return preset && preset->source == d.source ? &*f.validation : nullptr;
+}
+
+const ClassScore* validation_for(const FamilyValidation& v, const GemmProblem& p) {
+  const std::string cls = problem_class(p);
+  for (const ClassScore& c : v.classes)
+    if (c.problem_class == cls) return &c;
+  return nullptr;
+}
+
+const ClassScore* validation_for(const KernelFamily& f, std::string_view device, const GemmProblem& p) {
+  return f.validation && f.validation->device == device ? validation_for(*f.validation, p) : nullptr;
 }
 
 }  // namespace tileplan

@@ -1079,6 +1079,9 @@ int main(int argc, char** argv) {
     if (std::find(fam.data.begin(), fam.data.end(), dir) == fam.data.end()) fam.data.push_back(dir);
   fam.device = device_name;
   if (!new_name.empty()) fam.name = new_name;
+  // Held-out scores were of the constants before this fit: the family written
+  // holds none (scripts/validation_record.py measures them again).
+  fam.validation.reset();
   if (Status s = check_family(fam); !s.ok()) {
     fmt::print(stderr, "tileplan_fit: the fitted family is not valid: {}\n", s.error().message);
     return 2;

@@ -373,6 +373,7 @@ void run(const CLI::App& app, TileFlags fl) {
   report.family = family.name;
   report.group_m = family.group_m;
   if (*model == Model::calibrated) report.measured_space = family.space;
+  if (*model == Model::calibrated) report.validation = validation_on(family, dev);
 
   if (fl.diagnose) {
     if (!fl.shapes.empty()) throw UsageError("--diagnose and --shapes cannot be combined");

@@ -45,6 +45,16 @@
 // "workspace": each of the split_k programs of a tile stores its fp32 partial
 // tile to a workspace[split_k, M, N]; a second kernel sums them into C. A
 // family without the section predicts no split (split_k 1 only).
+//
+// Optional, how the family's first picks scored on measured shapes it was not
+// fitted on, per problem class (tileplan/validate.hpp's problem_class), on one
+// device preset: what `tileplan tile` reports beside a plan of that class.
+//     "validation": {"device": "h200", "datasets": ["data/h200-triton-v5a", ...],
+//                    "classes": {"float16:rr:MNK": {"cases": 150, "top1_geomean": 1.008,
+//                                "top1_worst": 1.087, "top5_geomean": 1.002,
+//                                "worst_shape": "384x4096x4096"}, ...}}
+// A family's constants change when it is refitted; tileplan_fit leaves the
+// section out of the family it writes (its scores were of the old constants).
 #pragma once
 
 #include <array>
@@ -55,6 +65,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tileplan/device.hpp"
 #include "tileplan/error.hpp"
 #include "tileplan/gemm.hpp"
 #include "tileplan/registers.hpp"
@@ -152,6 +163,20 @@ struct SplitKModel {
   std::array<std::string, kSplitKConstantCount> sources;  // per constant; empty = fitted_on
 };
 
+// One problem class's held-out scores (validation): the first pick's time over
+// the measured best, geometric mean and worst, and the best of the first five's.
+struct ClassScore {
+  std::string problem_class;  // e.g. "float16:rr:MNK"
+  int64_t cases = 0;          // held-out shapes, at least 1
+  double top1_geomean = 1, top1_worst = 1, top5_geomean = 1;  // each at least 1
+  std::string worst_shape;    // the case of top1_worst
+};
+struct FamilyValidation {
+  std::string device;                 // the preset the shapes were measured on
+  std::vector<std::string> datasets;  // what `tileplan validate --split heldout` scored
+  std::vector<ClassScore> classes;    // one per class, in the file's order
+};
+
 inline constexpr int64_t kFamilyFormatVersion = 1;
 // Family files larger than this are refused before they are read.
 inline constexpr std::size_t kMaxFamilyFileBytes = std::size_t{1} << 20;
@@ -196,7 +221,17 @@ struct KernelFamily {
   std::vector<TypeConstants> by_input_type;                      // at most one per input type
   std::vector<InstrConstants> by_instr;                          // at most one per instruction (mma, wgmma, simt)
   std::optional<SplitKModel> split_k;                            // none: the kernel never splits K
+  std::optional<FamilyValidation> validation;                    // none: no held-out scores recorded
 };
+
+// The family's held-out scores where they hold for `d`: d is the preset they
+// were measured on, as shipped (no field overridden); else nothing.
+const FamilyValidation* validation_on(const KernelFamily& f, const Device& d);
+// The held-out scores of p's problem class on device `device` (a preset key),
+// or nothing where the family holds none for that device or class.
+const ClassScore* validation_for(const KernelFamily& f, std::string_view device, const GemmProblem& p);
+// The scores of p's problem class in a record, or nothing.
+const ClassScore* validation_for(const FamilyValidation& v, const GemmProblem& p);
 
 // The family's constants for problems of input type `t`: its own, with what
 // by_input_type gives for `t` in their place.

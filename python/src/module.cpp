@@ -119,6 +119,7 @@ render::TileReport report_for(const Device& dev, Instr instr, Model model, const
   r.family = family.name;
   r.group_m = family.group_m;
   if (model == Model::calibrated) r.measured_space = family.space;
+  if (model == Model::calibrated) r.validation = validation_on(family, dev);
   return r;
 }
 

@@ -1,4 +1,5 @@
 #include "tileplan/render/tile.hpp"
+#include "tileplan/validate.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -189,6 +190,8 @@ void padding_json(std::string& s, const TileReport& r) {
   s += "]}";
 }
 
+void validation_json(std::string& s, const TileReport& r);  // below, beside validation_text
+
 void report_json(std::string& s, const TileReport& r) {
   Out o(s);
   s += "{\"device\":";
@@ -220,6 +223,8 @@ void report_json(std::string& s, const TileReport& r) {
   }
   s += "],\"padding\":";
   padding_json(s, r);
+  s += ",\"validation\":";
+  validation_json(s, r);
   s += '}';
 }
 
@@ -295,6 +300,55 @@ void padding_text(std::string& s, const TileReport& r) {
 }
 
 
+// The family's held-out scores for the problem's class (docs/model.md §5):
+// how far its first pick, and the best of its first five, ran from the
+// measured best on shapes of that class it was not fitted on.
+// The scores are of unsplit picks: a space that splits K reports none.
+void validation_text(std::string& s, const TileReport& r) {
+  if (!r.validation || r.split_space) return;
+  Out o(s);
+  const std::string cls = problem_class(r.problem);
+  const ClassScore* c = validation_for(*r.validation, r.problem);
+  if (!c) {
+    fmt::format_to(o, "\nheld out {}: no held-out shape of this class was measured on {}: this ranking is not "
+                      "validated\n",
+                   cls, r.validation->device);
+    return;
+  }
+  fmt::format_to(o,
+                 "\nheld out {}: {} shape{} measured on {}, never fitted on: the first pick ran {:.3f}x the best "
+                 "(geomean; worst {:.3f}x, {}), the best of the first five {:.3f}x\n",
+                 cls, c->cases, c->cases == 1 ? "" : "s", r.validation->device, c->top1_geomean, c->top1_worst,
+                 c->worst_shape, c->top5_geomean);
+  // The CI gate's thresholds (issue "every input type"): beyond them, timing
+  // the first five is what the data support.
+  if (c->top1_geomean > 1.03 || c->top1_worst > 1.10)
+    fmt::format_to(o, "         time the first five before taking the first (--emit triton writes them)\n");
+}
+
+void validation_json(std::string& s, const TileReport& r) {
+  if (!r.validation || r.split_space) {
+    s += "null";
+    return;
+  }
+  s += "{\"class\":";
+  append_json_string(s, problem_class(r.problem));
+  s += ",\"device\":";
+  append_json_string(s, r.validation->device);
+  const ClassScore* c = validation_for(*r.validation, r.problem);
+  fmt::format_to(Out(s), ",\"cases\":{}", c ? c->cases : 0);
+  if (c) {
+    for (const auto& [key, value] : {std::pair{"top1_geomean", c->top1_geomean}, std::pair{"top1_worst", c->top1_worst},
+                                     std::pair{"top5_geomean", c->top5_geomean}}) {
+      fmt::format_to(Out(s), ",\"{}\":", key);
+      append_json_number(s, value);
+    }
+    s += ",\"worst_shape\":";
+    append_json_string(s, c->worst_shape);
+  }
+  s += '}';
+}
+
 // The ranked table. Both models share the tile columns; the last columns
 // are the calibrated model's predicted time or the seed model's traffic.
 std::string sweep_text(const TileReport& r) {
@@ -344,6 +398,7 @@ std::string sweep_text(const TileReport& r) {
     s += '\n';
   }
   if (r.padding) padding_text(s, r);
+  validation_text(s, r);
   const Verdict& best = r.candidates.front();
   // The device as planned: a preset other than the default, and the
   // overrides its sources name (--sm-count, --smem-kb, --power-budget).

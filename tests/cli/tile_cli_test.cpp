@@ -42,6 +42,58 @@ TEST(TileCli, Json_HasStableSchema) {
     EXPECT_TRUE(j["candidates"][0].contains(key)) << key;
 }
 
+// The family's held-out scores for the problem's class, beside the plan:
+// the record's numbers, on the device preset it was measured on only.
+TEST(TileCli, HeldOutScores_OfTheProblemsClass) {
+  const json family = json::parse(std::ifstream(source_path("data/families/triton.json")));
+  const json& rec = family.at("validation").at("classes").at("float16:rr:mNK");
+  const CliResult text = run_cli("tile --m 555 --n 14336 --k 12288 --topk 3");
+  ASSERT_EQ(text.status, 0) << text.err;
+  const std::string want =
+      fmt::format("held out float16:rr:mNK: {} shapes measured on h200, never fitted on: the first pick ran {:.3f}x "
+                  "the best (geomean; worst {:.3f}x, {}), the best of the first five {:.3f}x\n",
+                  rec.at("cases").get<int>(), rec.at("top1_geomean").get<double>(), rec.at("top1_worst").get<double>(),
+                  rec.at("worst_shape").get<std::string>(), rec.at("top5_geomean").get<double>());
+  EXPECT_NE(text.out.find(want), std::string::npos) << text.out;
+  // Its worst case is past the gate's 1.10: the advice to time the first five.
+  ASSERT_GT(rec.at("top1_worst").get<double>(), 1.10);
+  EXPECT_NE(text.out.find("time the first five before taking the first"), std::string::npos) << text.out;
+
+  const CliResult j = run_cli("tile --m 555 --n 14336 --k 12288 --topk 1 --format json");
+  ASSERT_EQ(j.status, 0) << j.err;
+  const json v = json::parse(j.out).at("validation");
+  EXPECT_EQ(v.at("class"), "float16:rr:mNK");
+  EXPECT_EQ(v.at("device"), "h200");
+  EXPECT_EQ(v.at("cases"), rec.at("cases"));
+  EXPECT_EQ(v.at("top1_worst"), rec.at("top1_worst"));
+  EXPECT_EQ(v.at("worst_shape"), rec.at("worst_shape"));
+
+  // A class within the gate's thresholds: no advice.
+  const json& aligned = family.at("validation").at("classes").at("float16:rr:MNK");
+  ASSERT_LE(aligned.at("top1_worst").get<double>(), 1.10);
+  const CliResult a = run_cli("tile --topk 1");
+  EXPECT_NE(a.out.find("held out float16:rr:MNK: "), std::string::npos) << a.out;
+  EXPECT_EQ(a.out.find("time the first five"), std::string::npos) << a.out;
+
+  // A class never measured: said, and zero cases in JSON.
+  const CliResult never = run_cli("tile --topk 1 --a-layout col --b-layout col");
+  EXPECT_NE(never.out.find("held out float16:cc:MNK: no held-out shape of this class was measured on h200: this "
+                           "ranking is not validated"),
+            std::string::npos)
+      << never.out;
+  const json nj = json::parse(run_cli("tile --topk 1 --a-layout col --b-layout col --format json").out);
+  EXPECT_EQ(nj.at("validation"), json({{"class", "float16:cc:MNK"}, {"device", "h200"}, {"cases", 0}}));
+
+  // Another device, a preset changed by a flag, the seed model: no scores hold.
+  for (const char* flags : {"--device h100-sxm", "--sm-count 100", "--smem-kb 100", "--model seed"}) {
+    const CliResult other = run_cli(std::string("tile --topk 1 ") + flags);
+    ASSERT_EQ(other.status, 0) << flags << other.err;
+    EXPECT_EQ(other.out.find("held out"), std::string::npos) << flags << other.out;
+    const CliResult oj = run_cli(std::string("tile --topk 1 --format json ") + flags);
+    EXPECT_TRUE(json::parse(oj.out).at("validation").is_null()) << flags;
+  }
+}
+
 TEST(TileCli, TopkZero_KeepsAllFeasible) {
   const json j = json::parse(run_cli("tile --format json --topk 0").out);
   EXPECT_EQ(j["candidates"].size(), j["feasible"].get<size_t>());

@@ -54,6 +54,8 @@ def test_the_fit_reproduces_the_family_s_value(fit):
 def test_the_family_before_differs_in_the_constant_alone():
     a = json.loads(BEFORE.read_text())
     b = json.loads((ROOT / "data/families/triton.json").read_text())
+    # The held-out scores came later; they are no constant.
+    del b["validation"]
     assert "kmajor_b_row_dram_share" not in a["time"]["constants"]
     del b["time"]["constants"]["kmajor_b_row_dram_share"]
     for t in ("float8_e4m3", "float8_e5m2"):

@@ -66,6 +66,48 @@ TEST(Family, JsonRoundTrip_IsExact) {
   }
 }
 
+TEST(Family, Validation_RoundTripsAndNamesTheClassOfAProblem) {
+  const KernelFamily& f = default_family();
+  ASSERT_TRUE(f.validation.has_value());
+  EXPECT_EQ(f.validation->device, "h200");
+  EXPECT_FALSE(f.validation->datasets.empty());
+  const Result<KernelFamily> back = parse_family(family_json(f), f.file);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  ASSERT_TRUE(back->validation.has_value());
+  ASSERT_EQ(back->validation->classes.size(), f.validation->classes.size());
+  for (std::size_t i = 0; i < f.validation->classes.size(); ++i) {
+    const ClassScore &a = f.validation->classes[i], &b = back->validation->classes[i];
+    EXPECT_EQ(a.problem_class, b.problem_class);
+    EXPECT_EQ(a.cases, b.cases);
+    EXPECT_EQ(a.top1_geomean, b.top1_geomean);
+    EXPECT_EQ(a.top1_worst, b.top1_worst);
+    EXPECT_EQ(a.top5_geomean, b.top5_geomean);
+    EXPECT_EQ(a.worst_shape, b.worst_shape);
+  }
+  // A problem finds its class's scores on the record's device, and on no other.
+  GemmProblem p;
+  p.m = 4096, p.n = 4096, p.k = 4096;
+  const ClassScore* aligned = validation_for(f, "h200", p);
+  ASSERT_NE(aligned, nullptr);
+  EXPECT_EQ(aligned->problem_class, "float16:rr:MNK");
+  EXPECT_GE(aligned->cases, 1);
+  EXPECT_EQ(validation_for(f, "h100-sxm", p), nullptr);
+  p.a_layout = Layout::col, p.b_layout = Layout::col;  // a class never measured
+  EXPECT_EQ(validation_for(f, "h200", p), nullptr);
+  p.a_layout = Layout::row, p.b_layout = Layout::row, p.n = 4001;
+  const ClassScore* unaligned = validation_for(f, "h200", p);
+  ASSERT_NE(unaligned, nullptr);
+  EXPECT_EQ(unaligned->problem_class, "float16:rr:MnK");
+  // The seed family holds no scores; a family without the section reads as none.
+  EXPECT_FALSE(find_family("seed")->validation.has_value());
+  json j = json::parse(family_json(f));
+  j.erase("validation");
+  const Result<KernelFamily> bare = parse_family(j.dump(), "bare");
+  ASSERT_TRUE(bare.ok()) << bare.error().message;
+  EXPECT_FALSE(bare->validation.has_value());
+  EXPECT_EQ(validation_for(*bare, "h200", p), nullptr);
+}
+
 struct BadFamily {
   std::string pointer;  // JSON pointer to change
   json value;           // the new value (null with erase = remove the key)
@@ -115,6 +157,30 @@ TEST(Family, EveryRule_IsAnErrorNamingTheKey) {
       {"/by_input_type/tfloat32/registers/base", json::object({{"value", 1e300}}), false,
        "base 1e+300 must be a finite number of magnitude at most 1000000 (for tfloat32)"},
       // The split-K section: optional, but whole and valid when present.
+      // The held-out scores: optional, every field named and in range when present.
+      {"/validation", 5, false, "'validation' must be an object, not an integer"},
+      {"/validation/device", nullptr, true, "'validation.device' is missing"},
+      {"/validation/device", "", false, "validation device must name a device preset"},
+      {"/validation/datasets", "data/x", false, "'validation.datasets' must be a list"},
+      {"/validation/colour", "red", false, "'validation.colour' is not one of device, datasets, classes"},
+      {"/validation/classes", json::array(), false, "'validation.classes' must be an object, not a list"},
+      {"/validation/classes/float16:rr:MNK", 3, false,
+       "'validation.classes.float16:rr:MNK' must be an object, not an integer"},
+      {"/validation/classes/float16:rr:MNK/cases", 0, false,
+       "'validation.classes.float16:rr:MNK.cases' must be between 1 and"},
+      {"/validation/classes/float16:rr:MNK/cases", 2.5, false,
+       "'validation.classes.float16:rr:MNK.cases' must be an integer, not a number"},
+      {"/validation/classes/float16:rr:MNK/top1_geomean", 0.9, false,
+       "validation class float16:rr:MNK: a regret of 0.9 is not a time over the best measured"},
+      {"/validation/classes/float16:rr:MNK/top1_worst", "bad", false,
+       "'validation.classes.float16:rr:MNK.top1_worst' must be a number, not a string"},
+      {"/validation/classes/float16:rr:MNK/top5_geomean", 1.5, false,
+       "validation class float16:rr:MNK: top5_geomean <= top1_geomean <= top1_worst must hold"},
+      {"/validation/classes/float16:rr:MNK/worst_shape", nullptr, true,
+       "'validation.classes.float16:rr:MNK.worst_shape' is missing"},
+      {"/validation/classes/float16:rr:MNK/spearman", 1, false,
+       "'validation.classes.float16:rr:MNK.spearman' is not one of cases, top1_geomean, top1_worst, "
+       "top5_geomean, worst_shape"},
       {"/split_k", 5, false, "'split_k' must be an object, not an integer"},
       {"/split_k/variant", "atomic", false, "'split_k.variant' must be \"workspace\""},
       {"/split_k/variant", nullptr, true, "'split_k.variant' is missing"},

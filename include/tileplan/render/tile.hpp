@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tileplan/device.hpp"
+#include "tileplan/family.hpp"
 #include "tileplan/gemm.hpp"
 #include "tileplan/planner.hpp"
 
@@ -34,6 +35,11 @@ struct TileReport {
   int64_t min_split_k = 1;         // sweep: the space's smallest split factor
   std::optional<SplitAdvice> split_advice;  // diagnose: whether splitting K pays for the tile
   std::optional<PaddingAdvice> padding;     // calibrated: what rounding M, N, K or the leading dimensions up buys
+  // Calibrated: the family's held-out scores (KernelFamily::validation), where
+  // the device is that record's preset as shipped (no field overridden); the
+  // renderers report the problem's class from them (validation_for), unless
+  // the space splits K (the scores are of unsplit picks).
+  const FamilyValidation* validation = nullptr;
   // The device as JSON, rendered once by device_json() when many reports
   // share one device (batch mode); nothing = render it each time.
   const std::string* device_json = nullptr;
