@@ -1,18 +1,19 @@
 #!/usr/bin/env python3
-"""The family's held-out scores per problem class, from `tileplan validate`, for its "validation" section.
+"""The family's held-out scores per device and problem class, from `tileplan validate`, for its "validation" section.
 
-Runs `tileplan validate DATASET... --split heldout --format json` (the
-family's own constants: the shipped one of that name, or --family-file) and
-prints the section, or with --write puts it into the family file: for every
-problem class of the held-out cases, their count, the first pick's regret
-(time over the measured best: geometric mean and worst, with the worst case)
-and the best of the first five's geometric mean, each rounded to 4 digits.
-`tileplan tile` reports the problem's class from it beside a plan on the
-same device preset. With no datasets, the ones the family's section names.
-Standard library only:
+Runs `tileplan validate DATASET... --split heldout --format json` with the
+family file's constants (datasets of one device preset, which validate
+matches from their meta.json) and prints that device's record, or with
+--write puts it into the family file beside the other devices' records: for
+every problem class of the held-out cases, their count, the first pick's
+regret (time over the measured best: geometric mean and worst, with the
+worst case) and the best of the first five's geometric mean, each rounded
+to 4 digits. `tileplan tile` reports the problem's class from it beside a
+plan on the same preset. With no datasets, every record the family holds,
+measured again from the datasets it names. Standard library only:
 
-  python3 scripts/validation_record.py --write data/families/triton.json
-  python3 scripts/validation_record.py --write data/families/triton.json data/h200-triton-v5a ...
+  python3 scripts/validation_record.py data/families/triton.json
+  python3 scripts/validation_record.py --write data/families/triton.json data/h100-triton-v47 ...
 """
 
 import json
@@ -28,7 +29,7 @@ fail, Parser = refusal("validation_record.py")
 
 
 def record(tileplan, family_file, datasets):
-    """The validation section: device, datasets, classes."""
+    """(device, {"datasets": ..., "classes": ...}) of the datasets' held-out cases."""
     args = [tileplan, "validate", *datasets, "--split", "heldout", "--format", "json", "--family-file", family_file]
     try:
         p = subprocess.run(args, capture_output=True, text=True, cwd=ROOT)
@@ -47,7 +48,7 @@ def record(tileplan, family_file, datasets):
                                "worst_shape": c["top1_worst_shape"]}
     if not classes:
         fail("no held-out case in the datasets given: nothing to record")
-    return {"device": out["device"], "datasets": list(datasets), "classes": dict(sorted(classes.items()))}
+    return out["device"], {"datasets": list(datasets), "classes": dict(sorted(classes.items()))}
 
 
 def main():
@@ -66,27 +67,33 @@ def main():
         fail(f"{a.family}: not a JSON object")
     if not isinstance(family, dict):
         fail(f"{a.family}: not a JSON object")
-    datasets = a.datasets or (family.get("validation") or {}).get("datasets") or []
-    if not datasets:
+    recorded = family.get("validation") or {}
+    if not isinstance(recorded, dict):
+        fail(f"{a.family}: its validation section is not an object of device records")
+    runs = [a.datasets] if a.datasets else [r.get("datasets") or [] for r in recorded.values() if isinstance(r, dict)]
+    if not runs or not all(runs):
         fail(f"{a.family}: no datasets given and none named in its validation section")
-    for d in datasets:
+    for d in (d for run in runs for d in run):
         if not os.path.isfile(ROOT / d / "timings.jsonl") and not os.path.isfile(os.path.join(d, "timings.jsonl")):
             fail(f"{d}: no timings.jsonl (a dataset directory of the harness)")
     if not os.access(a.tileplan, os.X_OK):
         fail(f"--tileplan {a.tileplan}: not an executable (build the release preset first)")
-    section = record(a.tileplan, os.path.abspath(a.family), datasets)
+    section = dict(recorded)
+    for run in runs:
+        device, rec = record(a.tileplan, os.path.abspath(a.family), run)
+        section[device] = rec
     if not a.write:
-        print(json.dumps(section, indent=2, ensure_ascii=False))
+        print(json.dumps(section if not a.datasets else {device: section[device]}, indent=2, ensure_ascii=False))
         return
-    family["validation"] = section
+    family["validation"] = dict(sorted(section.items()))
     # The shipped files are written this way (tileplan_fit's family_json keeps
     # their order): indent 2, UTF-8 as is.
     pathlib.Path(a.family).write_text(json.dumps(family, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    worst = max(section["classes"].items(), key=lambda kv: kv[1]["top1_worst"])
-    print(f"{a.family}: validation of {len(section['classes'])} classes, "
-          f"{sum(c['cases'] for c in section['classes'].values())} held-out cases on {section['device']} "
-          f"(worst first pick {worst[1]['top1_worst']:.3f}, {worst[0]})")
-
+    for device, rec in family["validation"].items():
+        worst = max(rec["classes"].items(), key=lambda kv: kv[1]["top1_worst"])
+        print(f"{a.family}: {device}: {len(rec['classes'])} classes, "
+              f"{sum(c['cases'] for c in rec['classes'].values())} held-out cases "
+              f"(worst first pick {worst[1]['top1_worst']:.3f}, {worst[0]})")
 
 if __name__ == "__main__":
     main()

@@ -375,11 +375,15 @@ Status check_family(const KernelFamily& f) {
     if (Status s = check_time_constants(time_for(f, t)); !s.ok())
       return Error{s.error().kind, s.error().param, fmt::format("{} (for {})", s.error().message, to_string(t))};
   }
-  if (f.validation) {
-    const FamilyValidation& v = *f.validation;
+  for (std::size_t r = 0; r < f.validation.size(); ++r) {
+    const FamilyValidation& v = f.validation[r];
     if (v.device.empty() || v.device.size() > 64)
       return Error{ErrorKind::invalid_argument, "validation",
                    "validation device must name a device preset (1 to 64 characters)"};
+    for (std::size_t q = 0; q < r; ++q)
+      if (f.validation[q].device == v.device)
+        return Error{ErrorKind::invalid_argument, "validation",
+                     fmt::format("validation holds device {} twice", v.device)};
     for (std::size_t i = 0; i < v.classes.size(); ++i) {
       const ClassScore& c = v.classes[i];
       if (c.problem_class.empty() || c.problem_class.size() > 64)
@@ -579,43 +583,50 @@ Result<KernelFamily> parse_family(std::string_view text, std::string_view origin
     m.constants = split_k_constants_from(values);
     f.split_k = std::move(m);
   }
-  if (const json* v = rd.object(j, "validation", "validation", false)) {
-    FamilyValidation val;
-    val.device = rd.string(*v, "device", "validation.device", true, 64);
-    val.datasets = rd.strings(*v, "datasets", "validation.datasets");
-    for (const auto& [key, value] : v->items()) {
-      (void)value;
-      if (key != "device" && key != "datasets" && key != "classes")
-        rd.fail(fmt::format("validation.{}", key.size() > 64 ? key.substr(0, 64) + "..." : key),
-                "is not one of device, datasets, classes");
-    }
-    if (const json* classes = rd.object(*v, "classes", "validation.classes")) {
-      for (const auto& [name, entry] : classes->items()) {
-        const std::string path =
-            fmt::format("validation.classes.{}", name.size() > 64 ? name.substr(0, 64) + "..." : name);
-        if (!entry.is_object()) {
-          rd.fail(path, fmt::format("must be an object, not {}", kind_of(entry)));
-          break;
-        }
-        ClassScore c;
-        c.problem_class = name;
-        c.cases = rd.integer(entry, "cases", path + ".cases", 1, int64_t{1} << 31);
-        c.top1_geomean = rd.number(entry, "top1_geomean", path + ".top1_geomean");
-        c.top1_worst = rd.number(entry, "top1_worst", path + ".top1_worst");
-        c.top5_geomean = rd.number(entry, "top5_geomean", path + ".top5_geomean");
-        c.worst_shape = rd.string(entry, "worst_shape", path + ".worst_shape", true, 128);
-        for (const auto& [key, x] : entry.items()) {
-          (void)x;
-          if (key != "cases" && key != "top1_geomean" && key != "top1_worst" && key != "top5_geomean" &&
-              key != "worst_shape")
-            rd.fail(fmt::format("{}.{}", path, key.size() > 64 ? key.substr(0, 64) + "..." : key),
-                    "is not one of cases, top1_geomean, top1_worst, top5_geomean, worst_shape");
-        }
-        if (rd.failed()) break;
-        val.classes.push_back(std::move(c));
+  if (const json* records = rd.object(j, "validation", "validation", false)) {
+    for (const auto& [device, v] : records->items()) {
+      const std::string at = fmt::format("validation.{}", device.size() > 64 ? device.substr(0, 64) + "..." : device);
+      if (!v.is_object()) {
+        rd.fail(at, fmt::format("must be an object, not {}", kind_of(v)));
+        break;
       }
+      FamilyValidation val;
+      val.device = device;
+      val.datasets = rd.strings(v, "datasets", at + ".datasets");
+      for (const auto& [key, value] : v.items()) {
+        (void)value;
+        if (key != "datasets" && key != "classes")
+          rd.fail(fmt::format("{}.{}", at, key.size() > 64 ? key.substr(0, 64) + "..." : key),
+                  "is not one of datasets, classes");
+      }
+      if (const json* classes = rd.object(v, "classes", at + ".classes")) {
+        for (const auto& [name, entry] : classes->items()) {
+          const std::string path = fmt::format("{}.classes.{}", at, name.size() > 64 ? name.substr(0, 64) + "..." : name);
+          if (!entry.is_object()) {
+            rd.fail(path, fmt::format("must be an object, not {}", kind_of(entry)));
+            break;
+          }
+          ClassScore c;
+          c.problem_class = name;
+          c.cases = rd.integer(entry, "cases", path + ".cases", 1, int64_t{1} << 31);
+          c.top1_geomean = rd.number(entry, "top1_geomean", path + ".top1_geomean");
+          c.top1_worst = rd.number(entry, "top1_worst", path + ".top1_worst");
+          c.top5_geomean = rd.number(entry, "top5_geomean", path + ".top5_geomean");
+          c.worst_shape = rd.string(entry, "worst_shape", path + ".worst_shape", true, 128);
+          for (const auto& [key, x] : entry.items()) {
+            (void)x;
+            if (key != "cases" && key != "top1_geomean" && key != "top1_worst" && key != "top5_geomean" &&
+                key != "worst_shape")
+              rd.fail(fmt::format("{}.{}", path, key.size() > 64 ? key.substr(0, 64) + "..." : key),
+                      "is not one of cases, top1_geomean, top1_worst, top5_geomean, worst_shape");
+          }
+          if (rd.failed()) break;
+          val.classes.push_back(std::move(c));
+        }
+      }
+      if (rd.failed()) break;
+      f.validation.push_back(std::move(val));
     }
-    f.validation = std::move(val);
   }
   if (rd.failed()) return rd.error();
   if (Status s = check_family(f); !s.ok())
@@ -720,15 +731,19 @@ std::string family_json(const KernelFamily& f) {
     split["constants"] = constants(kSplitKInfo, to_array(f.split_k->constants), f.split_k->sources);
     j["split_k"] = split;
   }
-  if (f.validation) {
-    json classes = json::object();
-    for (const ClassScore& c : f.validation->classes)
-      classes[c.problem_class] = {{"cases", c.cases},
-                                  {"top1_geomean", c.top1_geomean},
-                                  {"top1_worst", c.top1_worst},
-                                  {"top5_geomean", c.top5_geomean},
-                                  {"worst_shape", c.worst_shape}};
-    j["validation"] = {{"device", f.validation->device}, {"datasets", f.validation->datasets}, {"classes", classes}};
+  if (!f.validation.empty()) {
+    json records = json::object();
+    for (const FamilyValidation& v : f.validation) {
+      json classes = json::object();
+      for (const ClassScore& c : v.classes)
+        classes[c.problem_class] = {{"cases", c.cases},
+                                    {"top1_geomean", c.top1_geomean},
+                                    {"top1_worst", c.top1_worst},
+                                    {"top5_geomean", c.top5_geomean},
+                                    {"worst_shape", c.worst_shape}};
+      records[v.device] = {{"datasets", v.datasets}, {"classes", classes}};
+    }
+    j["validation"] = records;
   }
   return j.dump(2) + "\n";
 }
@@ -754,10 +769,19 @@ const KernelFamily& default_family() {
   return fallback;  // unreachable while data/families/triton.json ships (a unit test checks it)
 }
 
+namespace {
+const FamilyValidation* record_of(const KernelFamily& f, std::string_view device) {
+  for (const FamilyValidation& v : f.validation)
+    if (v.device == device) return &v;
+  return nullptr;
+}
+}  // namespace
+
 const FamilyValidation* validation_on(const KernelFamily& f, const Device& d) {
-  if (!f.validation || f.validation->device != d.name) return nullptr;
+  const FamilyValidation* v = record_of(f, d.name);
+  if (!v) return nullptr;
   const std::optional<Device> preset = find_device(d.name);
-  return preset && preset->source == d.source ? &*f.validation : nullptr;
+  return preset && preset->source == d.source ? v : nullptr;
 }
 
 const ClassScore* validation_for(const FamilyValidation& v, const GemmProblem& p) {
@@ -768,7 +792,8 @@ const ClassScore* validation_for(const FamilyValidation& v, const GemmProblem& p
 }
 
 const ClassScore* validation_for(const KernelFamily& f, std::string_view device, const GemmProblem& p) {
-  return f.validation && f.validation->device == device ? validation_for(*f.validation, p) : nullptr;
+  const FamilyValidation* v = record_of(f, device);
+  return v ? validation_for(*v, p) : nullptr;
 }
 
 }  // namespace tileplan

@@ -1081,7 +1081,7 @@ int main(int argc, char** argv) {
   if (!new_name.empty()) fam.name = new_name;
   // Held-out scores were of the constants before this fit: the family written
   // holds none (scripts/validation_record.py measures them again).
-  fam.validation.reset();
+  fam.validation.clear();
   if (Status s = check_family(fam); !s.ok()) {
     fmt::print(stderr, "tileplan_fit: the fitted family is not valid: {}\n", s.error().message);
     return 2;

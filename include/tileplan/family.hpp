@@ -47,12 +47,13 @@
 // family without the section predicts no split (split_k 1 only).
 //
 // Optional, how the family's first picks scored on measured shapes it was not
-// fitted on, per problem class (tileplan/validate.hpp's problem_class), on one
-// device preset: what `tileplan tile` reports beside a plan of that class.
-//     "validation": {"device": "h200", "datasets": ["data/h200-triton-v5a", ...],
-//                    "classes": {"float16:rr:MNK": {"cases": 150, "top1_geomean": 1.008,
-//                                "top1_worst": 1.087, "top5_geomean": 1.002,
-//                                "worst_shape": "384x4096x4096"}, ...}}
+// fitted on, per device preset and problem class (tileplan/validate.hpp's
+// problem_class): what `tileplan tile` reports beside a plan of that class.
+//     "validation": {"h200": {"datasets": ["data/h200-triton-v5a", ...],
+//                             "classes": {"float16:rr:MNK": {"cases": 150, "top1_geomean": 1.008,
+//                                         "top1_worst": 1.087, "top5_geomean": 1.002,
+//                                         "worst_shape": "384x4096x4096"}, ...}},
+//                    "h100-sxm": {...}}
 // A family's constants change when it is refitted; tileplan_fit leaves the
 // section out of the family it writes (its scores were of the old constants).
 #pragma once
@@ -221,11 +222,11 @@ struct KernelFamily {
   std::vector<TypeConstants> by_input_type;                      // at most one per input type
   std::vector<InstrConstants> by_instr;                          // at most one per instruction (mma, wgmma, simt)
   std::optional<SplitKModel> split_k;                            // none: the kernel never splits K
-  std::optional<FamilyValidation> validation;                    // none: no held-out scores recorded
+  std::vector<FamilyValidation> validation;                      // per device preset; none: no scores recorded
 };
 
-// The family's held-out scores where they hold for `d`: d is the preset they
-// were measured on, as shipped (no field overridden); else nothing.
+// The family's held-out scores that hold for `d`: those measured on d's
+// preset, where d is that preset as shipped (no field overridden); else nothing.
 const FamilyValidation* validation_on(const KernelFamily& f, const Device& d);
 // The held-out scores of p's problem class on device `device` (a preset key),
 // or nothing where the family holds none for that device or class.

@@ -46,7 +46,7 @@ TEST(TileCli, Json_HasStableSchema) {
 // the record's numbers, on the device preset it was measured on only.
 TEST(TileCli, HeldOutScores_OfTheProblemsClass) {
   const json family = json::parse(std::ifstream(source_path("data/families/triton.json")));
-  const json& rec = family.at("validation").at("classes").at("float16:rr:mNK");
+  const json& rec = family.at("validation").at("h200").at("classes").at("float16:rr:mNK");
   const CliResult text = run_cli("tile --m 555 --n 14336 --k 12288 --topk 3");
   ASSERT_EQ(text.status, 0) << text.err;
   const std::string want =
@@ -69,7 +69,7 @@ TEST(TileCli, HeldOutScores_OfTheProblemsClass) {
   EXPECT_EQ(v.at("worst_shape"), rec.at("worst_shape"));
 
   // A class within the gate's thresholds: no advice.
-  const json& aligned = family.at("validation").at("classes").at("float16:rr:MNK");
+  const json& aligned = family.at("validation").at("h200").at("classes").at("float16:rr:MNK");
   ASSERT_LE(aligned.at("top1_worst").get<double>(), 1.10);
   const CliResult a = run_cli("tile --topk 1");
   EXPECT_NE(a.out.find("held out float16:rr:MNK: "), std::string::npos) << a.out;
@@ -84,8 +84,17 @@ TEST(TileCli, HeldOutScores_OfTheProblemsClass) {
   const json nj = json::parse(run_cli("tile --topk 1 --a-layout col --b-layout col --format json").out);
   EXPECT_EQ(nj.at("validation"), json({{"class", "float16:cc:MNK"}, {"device", "h200"}, {"cases", 0}}));
 
-  // Another device, a preset changed by a flag, the seed model: no scores hold.
-  for (const char* flags : {"--device h100-sxm", "--sm-count 100", "--smem-kb 100", "--model seed"}) {
+  // The H100's own record, on its preset.
+  const json& h100 = family.at("validation").at("h100-sxm").at("classes").at("float16:rr:MNK");
+  const json hj = json::parse(run_cli("tile --topk 1 --device h100-sxm --format json").out).at("validation");
+  EXPECT_EQ(hj.at("device"), "h100-sxm");
+  EXPECT_EQ(hj.at("cases"), h100.at("cases"));
+  EXPECT_EQ(hj.at("top1_worst"), h100.at("top1_worst"));
+
+  // A device never measured, a preset changed by a flag, the seed model, a
+  // sweep of split factors (the scores are of unsplit picks): none hold.
+  for (const char* flags : {"--device a100-sxm", "--sm-count 100", "--smem-kb 100", "--model seed",
+                            "--device h100-sxm --power-budget 500", "--split-k 1,2"}) {
     const CliResult other = run_cli(std::string("tile --topk 1 ") + flags);
     ASSERT_EQ(other.status, 0) << flags << other.err;
     EXPECT_EQ(other.out.find("held out"), std::string::npos) << flags << other.out;

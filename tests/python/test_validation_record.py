@@ -28,36 +28,41 @@ def test_the_shipped_record_is_the_script_s_output():
     assert p.returncode == 0, p.stderr
     shipped = json.loads(FAMILY.read_text())["validation"]
     assert json.loads(p.stdout) == shipped
-    # What it holds: the H200 gate's datasets with the first fp16 ones, every
-    # class of their held-out cases, the gated ones within the thresholds.
-    assert shipped["device"] == "h200"
-    assert {"data/h200-triton-v2", "data/h200-triton-v4", "data/h200-triton-v47"} <= set(shipped["datasets"])
-    classes = shipped["classes"]
-    assert sum(c["cases"] for c in classes.values()) == 585 and len(classes) == 39
-    assert classes["float16:rr:MNK"]["top1_worst"] <= 1.10
-    assert classes["float16:rr:mNK"]["worst_shape"] == "555x14336x12288"
-    for c in classes.values():
-        assert 1 <= c["top5_geomean"] <= c["top1_geomean"] <= c["top1_worst"]
+    # What it holds: the H200 gate's datasets with the first fp16 ones, and
+    # the H100's unsplit sets, every class of their held-out cases.
+    assert sorted(shipped) == ["h100-sxm", "h200"]
+    h200, h100 = shipped["h200"], shipped["h100-sxm"]
+    assert {"data/h200-triton-v2", "data/h200-triton-v4", "data/h200-triton-v47"} <= set(h200["datasets"])
+    assert all(d.startswith("data/h100-triton-") for d in h100["datasets"])
+    cases = lambda rec: sum(c["cases"] for c in rec["classes"].values())
+    assert (cases(h200), len(h200["classes"])) == (585, 39)
+    assert (cases(h100), len(h100["classes"])) == (102, 24)
+    assert h200["classes"]["float16:rr:MNK"]["top1_worst"] <= 1.10
+    assert h200["classes"]["float16:rr:mNK"]["worst_shape"] == "555x14336x12288"
+    for rec in shipped.values():
+        for c in rec["classes"].values():
+            assert 1 <= c["top5_geomean"] <= c["top1_geomean"] <= c["top1_worst"]
 
 
-def test_write_puts_the_section_into_a_copy_and_nothing_else(tmp_path):
+def test_write_puts_one_device_s_record_into_a_copy_and_nothing_else(tmp_path):
     copy = tmp_path / "triton.json"
     family = json.loads(FAMILY.read_text())
-    del family["validation"]
+    h100 = family["validation"].pop("h100-sxm")
     copy.write_text(json.dumps(family, indent=2, ensure_ascii=False) + "\n")
-    datasets = json.loads(FAMILY.read_text())["validation"]["datasets"][:3]
+    datasets = h100["datasets"][:3]
     p = run("--write", copy, *datasets)
     assert p.returncode == 0, p.stderr
-    assert p.stdout.startswith(f"{copy}: validation of ")
+    assert f"{copy}: h100-sxm: " in p.stdout and f"{copy}: h200: " in p.stdout
     written = json.loads(copy.read_text())
-    section = written.pop("validation")
-    assert written == family and section["datasets"] == datasets
-    # The file as the tool reads it: the scores appear beside a plan.
-    t = subprocess.run([str(TILEPLAN), "tile", "--topk", "1", "--family-file", str(copy), "--format", "json"],
-                       capture_output=True, text=True)
+    record = written["validation"].pop("h100-sxm")
+    assert written == family and record["datasets"] == datasets
+    # The file as the tool reads it: the scores appear beside a plan on that preset.
+    t = subprocess.run([str(TILEPLAN), "tile", "--topk", "1", "--device", "h100-sxm", "--family-file", str(copy),
+                        "--format", "json"], capture_output=True, text=True)
     assert t.returncode == 0, t.stderr
     v = json.loads(t.stdout)["validation"]
-    assert v["class"] == "float16:rr:MNK" and v["cases"] == section["classes"]["float16:rr:MNK"]["cases"]
+    assert v["device"] == "h100-sxm" and v["class"] == "float16:rr:MNK"
+    assert v["cases"] == record["classes"].get("float16:rr:MNK", {}).get("cases", 0)
 
 
 @pytest.mark.parametrize("args, says", [
@@ -79,6 +84,9 @@ def test_bad_files_are_one_line(tmp_path):
     script_error(run(f), f"validation_record.py: {f}: cannot be read")
     f.write_text(json.dumps({"name": "x"}))
     script_error(run(f), f"validation_record.py: {f}: no datasets given and none named in its validation section")
+    f.write_text(json.dumps({"name": "x", "validation": [1]}))
+    script_error(run(f), f"validation_record.py: {f}: its validation section is not an object of device records")
+    f.write_text(json.dumps({"name": "x"}))
     # A family the tool refuses: its message, on one line.
     p = run(f, "data/h200-triton-v4")
     script_error(p, "validation_record.py: tileplan validate: ")

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tileplan/device.hpp"
 #include "tileplan/family.hpp"
 #include "tileplan/planner.hpp"
 
@@ -68,44 +69,58 @@ TEST(Family, JsonRoundTrip_IsExact) {
 
 TEST(Family, Validation_RoundTripsAndNamesTheClassOfAProblem) {
   const KernelFamily& f = default_family();
-  ASSERT_TRUE(f.validation.has_value());
-  EXPECT_EQ(f.validation->device, "h200");
-  EXPECT_FALSE(f.validation->datasets.empty());
+  ASSERT_EQ(f.validation.size(), 2u);  // h100-sxm, h200
   const Result<KernelFamily> back = parse_family(family_json(f), f.file);
   ASSERT_TRUE(back.ok()) << back.error().message;
-  ASSERT_TRUE(back->validation.has_value());
-  ASSERT_EQ(back->validation->classes.size(), f.validation->classes.size());
-  for (std::size_t i = 0; i < f.validation->classes.size(); ++i) {
-    const ClassScore &a = f.validation->classes[i], &b = back->validation->classes[i];
-    EXPECT_EQ(a.problem_class, b.problem_class);
-    EXPECT_EQ(a.cases, b.cases);
-    EXPECT_EQ(a.top1_geomean, b.top1_geomean);
-    EXPECT_EQ(a.top1_worst, b.top1_worst);
-    EXPECT_EQ(a.top5_geomean, b.top5_geomean);
-    EXPECT_EQ(a.worst_shape, b.worst_shape);
+  ASSERT_EQ(back->validation.size(), f.validation.size());
+  for (std::size_t r = 0; r < f.validation.size(); ++r) {
+    const FamilyValidation &v = f.validation[r], &w = back->validation[r];
+    EXPECT_EQ(v.device, w.device);
+    EXPECT_EQ(v.datasets, w.datasets);
+    EXPECT_FALSE(v.datasets.empty());
+    ASSERT_EQ(v.classes.size(), w.classes.size());
+    for (std::size_t i = 0; i < v.classes.size(); ++i) {
+      const ClassScore &a = v.classes[i], &b = w.classes[i];
+      EXPECT_EQ(a.problem_class, b.problem_class);
+      EXPECT_EQ(a.cases, b.cases);
+      EXPECT_EQ(a.top1_geomean, b.top1_geomean);
+      EXPECT_EQ(a.top1_worst, b.top1_worst);
+      EXPECT_EQ(a.top5_geomean, b.top5_geomean);
+      EXPECT_EQ(a.worst_shape, b.worst_shape);
+    }
   }
-  // A problem finds its class's scores on the record's device, and on no other.
+  // A problem finds its class's scores on a recorded device, and on no other.
   GemmProblem p;
   p.m = 4096, p.n = 4096, p.k = 4096;
   const ClassScore* aligned = validation_for(f, "h200", p);
   ASSERT_NE(aligned, nullptr);
   EXPECT_EQ(aligned->problem_class, "float16:rr:MNK");
   EXPECT_GE(aligned->cases, 1);
-  EXPECT_EQ(validation_for(f, "h100-sxm", p), nullptr);
+  const ClassScore* h100 = validation_for(f, "h100-sxm", p);
+  ASSERT_NE(h100, nullptr);
+  EXPECT_NE(h100->cases, aligned->cases);  // a record of its own
+  EXPECT_EQ(validation_for(f, "a100-sxm", p), nullptr);
   p.a_layout = Layout::col, p.b_layout = Layout::col;  // a class never measured
   EXPECT_EQ(validation_for(f, "h200", p), nullptr);
   p.a_layout = Layout::row, p.b_layout = Layout::row, p.n = 4001;
   const ClassScore* unaligned = validation_for(f, "h200", p);
   ASSERT_NE(unaligned, nullptr);
   EXPECT_EQ(unaligned->problem_class, "float16:rr:MnK");
+  // The record holds for its preset as shipped, not for one a flag changed.
+  const Device h200 = *find_device("h200");
+  EXPECT_EQ(validation_on(f, h200), &f.validation[1]);
+  Device fewer = h200;
+  fewer.sm_count = 100;
+  fewer.source[static_cast<std::size_t>(DeviceField::sm_count)] = "--sm-count 100";
+  EXPECT_EQ(validation_on(f, fewer), nullptr);
   // The seed family holds no scores; a family without the section reads as none.
-  EXPECT_FALSE(find_family("seed")->validation.has_value());
+  EXPECT_TRUE(find_family("seed")->validation.empty());
   json j = json::parse(family_json(f));
   j.erase("validation");
   const Result<KernelFamily> bare = parse_family(j.dump(), "bare");
   ASSERT_TRUE(bare.ok()) << bare.error().message;
-  EXPECT_FALSE(bare->validation.has_value());
-  EXPECT_EQ(validation_for(*bare, "h200", p), nullptr);
+  EXPECT_TRUE(bare->validation.empty());
+  EXPECT_EQ(validation_on(*bare, h200), nullptr);
 }
 
 struct BadFamily {
@@ -159,28 +174,30 @@ TEST(Family, EveryRule_IsAnErrorNamingTheKey) {
       // The split-K section: optional, but whole and valid when present.
       // The held-out scores: optional, every field named and in range when present.
       {"/validation", 5, false, "'validation' must be an object, not an integer"},
-      {"/validation/device", nullptr, true, "'validation.device' is missing"},
-      {"/validation/device", "", false, "validation device must name a device preset"},
-      {"/validation/datasets", "data/x", false, "'validation.datasets' must be a list"},
-      {"/validation/colour", "red", false, "'validation.colour' is not one of device, datasets, classes"},
-      {"/validation/classes", json::array(), false, "'validation.classes' must be an object, not a list"},
-      {"/validation/classes/float16:rr:MNK", 3, false,
-       "'validation.classes.float16:rr:MNK' must be an object, not an integer"},
-      {"/validation/classes/float16:rr:MNK/cases", 0, false,
-       "'validation.classes.float16:rr:MNK.cases' must be between 1 and"},
-      {"/validation/classes/float16:rr:MNK/cases", 2.5, false,
-       "'validation.classes.float16:rr:MNK.cases' must be an integer, not a number"},
-      {"/validation/classes/float16:rr:MNK/top1_geomean", 0.9, false,
+      {"/validation/h200", "x", false, "'validation.h200' must be an object, not a string"},
+      {"/validation/h200/datasets", "data/x", false, "'validation.h200.datasets' must be a list"},
+      {"/validation/h200/device", "h200", false, "'validation.h200.device' is not one of datasets, classes"},
+      {"/validation/h200/classes", json::array(), false, "'validation.h200.classes' must be an object, not a list"},
+      {"/validation/h200/classes", nullptr, true, "'validation.h200.classes' is missing"},
+      {"/validation/h200/classes/float16:rr:MNK", 3, false,
+       "'validation.h200.classes.float16:rr:MNK' must be an object, not an integer"},
+      {"/validation/h200/classes/float16:rr:MNK/cases", 0, false,
+       "'validation.h200.classes.float16:rr:MNK.cases' must be between 1 and"},
+      {"/validation/h200/classes/float16:rr:MNK/cases", 2.5, false,
+       "'validation.h200.classes.float16:rr:MNK.cases' must be an integer, not a number"},
+      {"/validation/h200/classes/float16:rr:MNK/top1_geomean", 0.9, false,
        "validation class float16:rr:MNK: a regret of 0.9 is not a time over the best measured"},
-      {"/validation/classes/float16:rr:MNK/top1_worst", "bad", false,
-       "'validation.classes.float16:rr:MNK.top1_worst' must be a number, not a string"},
-      {"/validation/classes/float16:rr:MNK/top5_geomean", 1.5, false,
+      {"/validation/h200/classes/float16:rr:MNK/top1_worst", "bad", false,
+       "'validation.h200.classes.float16:rr:MNK.top1_worst' must be a number, not a string"},
+      {"/validation/h200/classes/float16:rr:MNK/top5_geomean", 1.5, false,
        "validation class float16:rr:MNK: top5_geomean <= top1_geomean <= top1_worst must hold"},
-      {"/validation/classes/float16:rr:MNK/worst_shape", nullptr, true,
-       "'validation.classes.float16:rr:MNK.worst_shape' is missing"},
-      {"/validation/classes/float16:rr:MNK/spearman", 1, false,
-       "'validation.classes.float16:rr:MNK.spearman' is not one of cases, top1_geomean, top1_worst, "
+      {"/validation/h200/classes/float16:rr:MNK/worst_shape", nullptr, true,
+       "'validation.h200.classes.float16:rr:MNK.worst_shape' is missing"},
+      {"/validation/h200/classes/float16:rr:MNK/spearman", 1, false,
+       "'validation.h200.classes.float16:rr:MNK.spearman' is not one of cases, top1_geomean, top1_worst, "
        "top5_geomean, worst_shape"},
+      {"/validation/", json::object({{"datasets", json::array()}, {"classes", json::object()}}), false,
+       "validation device must name a device preset"},
       {"/split_k", 5, false, "'split_k' must be an object, not an integer"},
       {"/split_k/variant", "atomic", false, "'split_k.variant' must be \"workspace\""},
       {"/split_k/variant", nullptr, true, "'split_k.variant' is missing"},
