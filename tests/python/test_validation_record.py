@@ -100,3 +100,15 @@ def test_a_missing_program_is_one_line():
     p = subprocess.run([sys.executable, str(SCRIPT), "--tileplan", "/nonexistent/tileplan", str(FAMILY)],
                        capture_output=True, text=True, timeout=60, cwd=ROOT)
     script_error(p, "validation_record.py: --tileplan /nonexistent/tileplan: not an executable")
+
+
+def test_the_python_plan_carries_the_scores():
+    import tileplan
+    shipped = json.loads(FAMILY.read_text())["validation"]
+    v = tileplan.plan(555, 14336, 12288, top_k=1).validation
+    rec = shipped["h200"]["classes"]["float16:rr:mNK"]
+    assert (v.device, v.cases, v.top1_worst, v.worst_shape) == ("h200", rec["cases"], rec["top1_worst"],
+                                                                 rec["worst_shape"])
+    assert tileplan.plan(4096, 4096, 4096, top_k=1, device="h100-sxm").validation.device == "h100-sxm"
+    assert tileplan.plan(4096, 4096, 4096, top_k=1, device="a100-sxm").validation is None
+    assert tileplan.plan(4096, 4096, 4096, top_k=1, sm_count=100).validation is None
