@@ -372,8 +372,10 @@ void run(const CLI::App& app, TileFlags fl) {
   report.model = *model;
   report.family = family.name;
   report.group_m = family.group_m;
-  if (*model == Model::calibrated) report.measured_space = family.space;
-  if (*model == Model::calibrated) report.validation = validation_on(family, dev);
+  if (*model == Model::calibrated) {
+    report.measured_space = family.space;
+    report.validation = validation_on(family, dev);  // the family's held-out scores, where they hold for dev
+  }
 
   if (fl.diagnose) {
     if (!fl.shapes.empty()) throw UsageError("--diagnose and --shapes cannot be combined");

@@ -118,8 +118,10 @@ render::TileReport report_for(const Device& dev, Instr instr, Model model, const
   r.model = model;
   r.family = family.name;
   r.group_m = family.group_m;
-  if (model == Model::calibrated) r.measured_space = family.space;
-  if (model == Model::calibrated) r.validation = validation_on(family, dev);
+  if (model == Model::calibrated) {
+    r.measured_space = family.space;
+    r.validation = validation_on(family, dev);  // the family's held-out scores, where they hold for dev
+  }
   return r;
 }
 

@@ -320,8 +320,8 @@ void validation_text(std::string& s, const TileReport& r) {
                  "(geomean; worst {:.3f}x, {}), the best of the first five {:.3f}x\n",
                  cls, c->cases, c->cases == 1 ? "" : "s", r.validation->device, c->top1_geomean, c->top1_worst,
                  c->worst_shape, c->top5_geomean);
-  // The CI gate's thresholds (issue "every input type"): beyond them, timing
-  // the first five is what the data support.
+  // Past the CI gate's thresholds (tests/cli/model_cli_test.cpp), timing the
+  // first five is what the data support.
   if (c->top1_geomean > 1.03 || c->top1_worst > 1.10)
     fmt::format_to(o, "         time the first five before taking the first (--emit triton writes them)\n");
 }
