@@ -17,7 +17,6 @@ measured again from the datasets it names. Standard library only:
 """
 
 import json
-import math
 import os
 import pathlib
 import subprocess
@@ -86,8 +85,8 @@ def main():
         print(json.dumps(section if not a.datasets else {device: section[device]}, indent=2, ensure_ascii=False))
         return
     family["validation"] = dict(sorted(section.items()))
-    # The shipped files are written this way (tileplan_fit's family_json keeps
-    # their order): indent 2, UTF-8 as is.
+    # Indent 2 and UTF-8 as is, the keys in the file's own order: written back
+    # without the section, the shipped file is byte for byte what it was.
     pathlib.Path(a.family).write_text(json.dumps(family, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     for device, rec in family["validation"].items():
         worst = max(rec["classes"].items(), key=lambda kv: kv[1]["top1_worst"])
