@@ -81,7 +81,8 @@ Status check_split(const GemmProblem& p, const TileConfig& cfg, const KernelFami
   return {};
 }
 
-Result<double> grouped_dram_bytes(const Device& dev, const GemmProblem& p, int64_t block_m, int64_t group_m) {
+Result<double> grouped_dram_bytes(const Device& dev, const GemmProblem& p, int64_t block_m, int64_t group_m,
+                                  int64_t block_n) {
   for (const Status& s : {check_device(dev), check_problem(p)})
     if (!s.ok()) return s.error();
   if (block_m < 1 || block_m > kMaxTileValue)
@@ -90,7 +91,10 @@ Result<double> grouped_dram_bytes(const Device& dev, const GemmProblem& p, int64
   if (group_m < 1 || group_m > kMaxTileValue)
     return Error{ErrorKind::invalid_argument, "group_m",
                  fmt::format("group_m {} must be between 1 and {}", group_m, kMaxTileValue)};
-  return detail::grouped_dram_bytes(dev, p, block_m, group_m);
+  if (block_n < 0 || block_n > kMaxTileValue)
+    return Error{ErrorKind::invalid_argument, "block_n",
+                 fmt::format("block_n {} must be between 0 (the room rule) and {}", block_n, kMaxTileValue)};
+  return detail::grouped_dram_bytes(dev, p, block_m, group_m, block_n);
 }
 
 namespace detail {
@@ -341,17 +345,38 @@ double l1_bytes_per_block(const Device& dev, int64_t smem_bytes, int64_t blocks)
   return l1_left_per_block(dev, carveout_bytes(dev, smem_bytes, blocks), blocks);
 }
 
-double grouped_dram_bytes(const Device& dev, const GemmProblem& p, int64_t block_m, int64_t group_m) {
+double grouped_dram_bytes(const Device& dev, const GemmProblem& p, int64_t block_m, int64_t group_m,
+                          int64_t block_n) {
   const double e = static_cast<double>(p.elem_bytes());
   const double m = static_cast<double>(p.m), n = static_cast<double>(p.n), kk = static_cast<double>(p.k);
   const int64_t tiles_m = ceil_div(p.m, block_m);
   const int64_t group = std::max<int64_t>(std::min(group_m, tiles_m), 1);
   const double groups = static_cast<double>(ceil_div(tiles_m, group));
   const double a_bytes = m * kk * e, b_bytes = n * kk * e, c_bytes = m * n * static_cast<double>(p.out_bytes());
-  // B stays in L2 across groups when it fits beside one group's rows of A.
   const double a_group = static_cast<double>(group * block_m) * kk * e;
-  const double room = static_cast<double>(dev.l2_bytes) - a_group;
-  const double kept = std::clamp(room / b_bytes, 0.0, 1.0);
+  const double l2 = static_cast<double>(dev.l2_bytes);
+  double kept = 0;
+  if (block_n > 0 && dev.l2_reuse_far_share > 0) {
+    // B's reuse in L2 between program groups, as measured (docs/model.md §3):
+    // all of B stays while the reuse distance (B, a group's rows of A and its
+    // tile rows of C) is within l2_reuse_near_share of the L2, none from
+    // l2_reuse_far_share, linear between; and all of it where consecutive
+    // groups run together: a grid of one wave, or the share of the SMs that a
+    // group's programs leave to the next.
+    const double c_group = static_cast<double>(group * block_m) * n * static_cast<double>(p.out_bytes());
+    const double reuse = b_bytes + a_group + c_group;
+    const double near = dev.l2_reuse_near_share * l2, far = dev.l2_reuse_far_share * l2;
+    const int64_t tiles_n = ceil_div(p.n, block_n);
+    const double sms = static_cast<double>(dev.sm_count);
+    const double together =
+        tiles_m * tiles_n <= dev.sm_count
+            ? 1.0
+            : std::clamp(1.0 - static_cast<double>(group * tiles_n) / sms, 0.0, 1.0);
+    kept = together + (1.0 - together) * std::clamp((far - reuse) / (far - near), 0.0, 1.0);
+  } else {
+    // B stays in L2 across groups when it fits beside one group's rows of A.
+    kept = std::clamp((l2 - a_group) / b_bytes, 0.0, 1.0);
+  }
   const double b_reads = 1.0 + (groups - 1.0) * (1.0 - kept);
   return a_bytes + b_bytes * b_reads + c_bytes;
 }
@@ -411,7 +436,7 @@ GridTerms grid_terms(const Device& dev, const GemmProblem& p, int64_t block_m, i
   g.tiles_n = ceil_div(p.n, block_n);
   // DRAM traffic, and how much of a stage misses L2: each A row-panel is read
   // by tiles_n programs, each B column-panel by tiles_m programs per reload.
-  g.dram = detail::grouped_dram_bytes(dev, p, block_m, group_m);
+  g.dram = detail::grouped_dram_bytes(dev, p, block_m, group_m, block_n);
   const double e = static_cast<double>(p.elem_bytes());
   const double b_reads = (g.dram - e * static_cast<double>(p.m) * static_cast<double>(p.k) -
                           static_cast<double>(p.out_bytes()) * static_cast<double>(p.m) * static_cast<double>(p.n)) /
@@ -597,7 +622,18 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   }
   // The SMs' time and DRAM's time overlap in part: their Euclidean norm
   // joins them smoothly (the larger one, plus a little of the smaller).
-  double time = k.launch_us + std::sqrt(sm_us * sm_us + dram_us * dram_us);
+  // Where the SMs bind in a grid of at least one wave, each SM runs programs
+  // back to back and one's copies run stages ahead under another's MMAs:
+  // a DRAM share well below the SMs' hides more fully. The order grows from
+  // 2 where the two are equal (continuous with the Euclidean norm) to
+  // sm_overlap_power as DRAM's share falls (docs/model.md §3, "The SMs'
+  // time and DRAM's").
+  double order = 2.0;
+  if (k.sm_overlap_power > 0 && programs >= sms && dram_us < sm_us)
+    order = k.sm_overlap_power - (k.sm_overlap_power - 2.0) * (dram_us / sm_us);
+  const double joined = order == 2.0 ? std::sqrt(sm_us * sm_us + dram_us * dram_us)
+                                     : sm_us * std::pow(1.0 + std::pow(dram_us / sm_us, order), 1.0 / order);
+  double time = k.launch_us + joined;
   if (t.spills) time *= k.spill_factor;
   // A round's fp32 partial tiles are stored together at its end
   // (partial_store_share, docs/model.md §3 "Split-K").
@@ -648,6 +684,7 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
     d.kmajor_b_row_share = kmajor_b_row;
     d.power_us = power_us;
     d.cycles_us = cycles_us;
+    d.overlap_order = order;
     // The bound of the first round: DRAM if it takes longer than the SMs,
     // else the largest term of a main-loop iteration.
     const double j = static_cast<double>(full_rounds ? b : rest);

@@ -754,6 +754,7 @@ int fit_time(const Device& dev, const std::vector<Dataset>& sets, int restarts, 
     k.async_share = std::min(k.async_share, 1.0);  // a share
     k.kmajor_wide_unit_saving = std::min(k.kmajor_wide_unit_saving, 0.9);  // a share, below 1
     if (k.overlap_power > 0) k.overlap_power = std::clamp(k.overlap_power, 1.0, 64.0);  // its legal range
+    if (k.sm_overlap_power > 0) k.sm_overlap_power = std::clamp(k.sm_overlap_power, 1.0, 64.0);  // its legal range
     return k;
   };
   std::function<double(const Vec<kFree>&)> f = [&](const Vec<kFree>& x) {

@@ -41,7 +41,9 @@
 //                  + kmajor_b_row_dram_share * (B's DRAM bytes / all) / tiles_m where B is stored K-major
 //                    (b_layout col) and block_K * elem bytes < 256),
 //             F = bytes in flight on the busiest SM: its first round's programs * in_flight * stage bytes
-//   time    = (launch + sqrt(t_SM^2 + t_dram^2)) * (spill_factor if the kernel spills) + t_reduce
+//   time    = (launch + (t_SM^q + t_dram^q)^(1/q)) * (spill_factor if the kernel spills) + t_reduce,
+//             q = 2 (the Euclidean norm), or where the SMs bind (t_dram < t_SM) in a grid of at least one
+//             wave of programs (programs >= SMs), q = P - (P - 2) * t_dram/t_SM, P = sm_overlap_power (> 0)
 //
 // Split-K (split_k = s > 1, a family with a split-K model): s programs per
 // tile, each over ceil(kt/s) K tiles, so tiles*s programs share the SMs and
@@ -118,8 +120,9 @@ struct TileCosts {
 // that shows why: the busiest SM's first round of j programs sharing it, one
 // main-loop iteration (K step) of that round, and how the SMs' time and
 // DRAM's join. Times in microseconds.
-//   time_us = (launch_us + sqrt(sm_us² + dram_us²)) · (spill_factor if the
-//             kernel spills unpriced) + partial_store_us + reduce_us
+//   time_us = (launch_us + (sm_us^q + dram_us^q)^(1/q)) · (spill_factor if
+//             the kernel spills unpriced) + partial_store_us + reduce_us,
+//             q = overlap_order
 struct TimeTerms {
   int64_t programs_per_sm = 0;  // on the busiest SM: ceil(programs / SMs)
   int64_t round_programs = 0;   // j: the programs sharing the SM in the first round
@@ -156,6 +159,8 @@ struct TimeTerms {
   double power_us = 0;          // the SMs' time at the device's power budget (0: no power term here): the energy of the
                                 // padded flops, the L2 bytes copied and the cycles, over power_budget_w; sm_us is at least this
   double cycles_us = 0;         // the busiest SM's time at the boost clock, before the power budget
+  double overlap_order = 2;     // q, the order sm_us and dram_us are joined by: 2 (the Euclidean norm), or where the
+                                // SMs bind in a grid of at least one wave P - (P - 2) dram_us/sm_us (sm_overlap_power)
 };
 
 struct Prediction {
@@ -182,8 +187,13 @@ Result<Prediction> predict(const Device& dev, const GemmProblem& p, const TileCo
                            bool spills, const KernelFamily& family);
 
 // DRAM bytes of the grouped program order: A once, B once per group of
-// group_m tile rows unless it stays in L2, C once.
-//   error param: as predict, and "block_m", "group_m".
-Result<double> grouped_dram_bytes(const Device& dev, const GemmProblem& p, int64_t block_m, int64_t group_m);
+// group_m tile rows unless it stays in L2, C once. With block_n (> 0) on a
+// device with the l2_reuse shares, how much of B stays follows the measured
+// reuse distance (docs/model.md §3, "B's reuse in L2 between program
+// groups"), which the calibrated model prices; without it (0), B stays where
+// it fits beside a group's rows of A.
+//   error param: as predict, and "block_m", "group_m", "block_n".
+Result<double> grouped_dram_bytes(const Device& dev, const GemmProblem& p, int64_t block_m, int64_t group_m,
+                                  int64_t block_n = 0);
 
 }  // namespace tileplan

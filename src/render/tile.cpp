@@ -102,12 +102,14 @@ void prediction_json(std::string& s, const Verdict& v, bool terms) {
                                "\"aligned_rows_share\":{},\"epilogue_us\":{},\"launch_us\":{},\"sm_us\":{},\"dram_us\":{},"
                                "\"flight_bytes\":{},\"dram_scale\":{},\"copy_us\":{},\"copy_bytes_per_cycle\":{},"
                                "\"copy_warp_scale\":{},\"short_row_us\":{},\"short_row_requests\":{},\"split_dram_share\":{},"
-                               "\"partial_store_us\":{},\"kmajor_b_row_share\":{},\"power_us\":{},\"cycles_us\":{}}}"),
+                               "\"partial_store_us\":{},\"kmajor_b_row_share\":{},\"power_us\":{},\"cycles_us\":{},"
+                               "\"overlap_order\":{}}}"),
                    t.programs_per_sm, t.round_programs, t.k_steps, t.mma_us, t.mma_rate, t.narrow_us, t.load_us,
                    t.round_trip_us, t.stages_in_flight, t.busiest_us, t.iteration_us, t.step_scale, t.aligned_rows_share,
                    t.epilogue_us, t.launch_us, t.sm_us, t.dram_us, t.flight_bytes, t.dram_scale, t.copy_us,
                    t.copy_bytes_per_cycle, t.copy_warp_scale, t.short_row_us, t.short_row_requests,
-                   t.split_dram_share, t.partial_store_us, t.kmajor_b_row_share, t.power_us, t.cycles_us);
+                   t.split_dram_share, t.partial_store_us, t.kmajor_b_row_share, t.power_us, t.cycles_us,
+                   t.overlap_order);
   } else {
     s += ",\"time_terms\":null";
   }
@@ -530,8 +532,11 @@ std::string diagnose_text(const TileReport& r) {
     }
     fmt::format_to(o,
                    "   SMs and DRAM            busiest SM {:.1f} us ({} program{}, epilogue {:.2f} us each), DRAM "
-                   "{:.1f} us, launch {:.1f} us\n",
+                   "{:.1f} us{}, launch {:.1f} us\n",
                    t.sm_us, t.programs_per_sm, t.programs_per_sm == 1 ? "" : "s", t.epilogue_us, t.dram_us,
+                   t.overlap_order != 2 ? fmt::format(" (joined at order {:.2f}: the SMs bind in a grid of a wave or more)",
+                                                      t.overlap_order)
+                                        : std::string(),
                    t.launch_us);
     // The device's power budget (power_budget_w; docs/model.md §3, "The
     // power cap"): the SMs' time is at least what their energy takes at it.

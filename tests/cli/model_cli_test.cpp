@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "known_miss.hpp"
@@ -114,7 +115,7 @@ TEST(ModelCli, Text_ShowsPredictedTime) {
   EXPECT_NE(r.out.find("by predicted time"), std::string::npos);
   const CliResult d = run_cli("tile --diagnose --block-m 128 --block-n 256 --block-k 64 --stages 4 --threads 256");
   ASSERT_EQ(d.status, 0) << d.err;
-  EXPECT_NE(d.out.find("predicted time          186.4 us"), std::string::npos) << d.out;  // docs/model.md §4
+  EXPECT_NE(d.out.find("predicted time          186.6 us"), std::string::npos) << d.out;  // docs/model.md §4
   EXPECT_NE(d.out.find("(triton profile)"), std::string::npos) << d.out;
 }
 
@@ -134,8 +135,17 @@ TEST(ModelCli, Diagnose_ShowsTheTimeTerms) {
   EXPECT_EQ(t["k_steps"].get<int64_t>(), 64);
   EXPECT_EQ(t["programs_per_sm"].get<int64_t>(), 4);  // 512 tiles on 132 SMs
   EXPECT_EQ(t["round_programs"].get<int64_t>(), 1);
+  // The SMs bind in four waves: joined at order q > 2 (sm_overlap_power), and the line says so.
+  const double q = t["overlap_order"].get<double>();
+  EXPECT_GT(q, 2.0);
   EXPECT_NEAR(c["predicted_us"].get<double>(),
-              t["launch_us"].get<double>() + std::hypot(t["sm_us"].get<double>(), t["dram_us"].get<double>()), 1e-6);
+              t["launch_us"].get<double>() + std::pow(std::pow(t["sm_us"].get<double>(), q) +
+                                                          std::pow(t["dram_us"].get<double>(), q),
+                                                      1.0 / q),
+              1e-6);
+  EXPECT_NE(d.out.find(fmt::format("(joined at order {:.2f}: the SMs bind in a grid of a wave or more)", q)),
+            std::string::npos)
+      << d.out;
   EXPECT_EQ(t["stages_in_flight"].get<int64_t>(), 3);  // 4 stages
   EXPECT_EQ(t["mma_rate"].get<double>(), 1.0);         // wgmma: the full rate
   EXPECT_EQ(t["dram_scale"].get<double>(), 1.0);       // and DRAM's plain time
@@ -267,7 +277,7 @@ constexpr const char* kGatedClasses =
     "bfloat16:rr:MnK,float8_e4m3:rc:mnK,float16:rc:MnK,tfloat32:rr:MNK,"
     "float16:rc:MNK,bfloat16:rc:mnK,float16:rc:mNK,bfloat16:rc:mNK,"
     "float16:rr:1NK,float16:rc:1NK,bfloat16:rr:1NK,bfloat16:rc:1NK,float8_e4m3:rc:1NK,float8_e4m3:rc:MnK,"
-    "float16:rr:MnK";
+    "float16:rr:MnK,bfloat16:rc:MnK,float8_e4m3:rc:mNK";
 TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
   std::string data;
   for (const char* v :
@@ -442,7 +452,18 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
   // cases, 1.019 / 1.104 / 1.004 -> 1.008 / 1.087 / 1.004: every moved pick
   // went to 2 stages of 256x64x64 and the measured best). 419 cases:
   // 1.011 / 1.099, best of top 5 1.002.
-  EXPECT_NE(r.out.find("shapes 419:"), std::string::npos) << r.out;
+  // Then B's reuse in L2 between program groups as measured on an H100 (the
+  // device's l2_reuse shares) with sm_overlap_power (the SMs' time and
+  // DRAM's joined nearer a plain maximum where the SMs bind in a grid of a
+  // wave or more; fitted alone on the calibration cases): bf16 with B
+  // K-major and N alone unaligned (8 cases, 1.031 / 1.108 -> 1.018 / 1.087:
+  // 6144x7001x4096 1.108 -> 1.000) and fp8 with M alone unaligned (36 cases,
+  // 1.016 / 1.1003 -> 1.014 / 1.071: 600x7168x7168 1.1003 -> 1.000) came in
+  // from the known misses. The 419 went to 1.011 / 1.099 / 1.002 (no pick
+  // of them worse than 1.099); with the reuse alone and the Euclidean norm
+  // fp16 rc:mNK's 700x28672x8192 goes to 1.108 (below). 463 cases: 1.012 /
+  // 1.099, best of top 5 1.002.
+  EXPECT_NE(r.out.find("shapes 463:"), std::string::npos) << r.out;
   for (const char* c : {"float16:rr:MNK\n", "bfloat16:rr:MNK\n", "float8_e4m3:rc:MNK\n", "float8_e5m2:rc:MNK\n", "float16:rr:MNk\n",
                         "float16:rc:MNk\n", "float16:rc:mnk\n", "float16:rr:Mnk\n", "bfloat16:rr:MNk\n",
                         "float8_e4m3:rc:MNk\n", "tfloat32:rr:mNK\n", "bfloat16:rr:mNK\n",
@@ -451,27 +472,36 @@ TEST(ModelCli, Validate_TypesAndClasses_HeldOutMeetCommittedThresholds) {
                         "float16:rc:MnK\n", "tfloat32:rr:MNK\n", "float16:rc:MNK\n",
                         "bfloat16:rc:mnK\n", "float16:rr:1NK\n", "float16:rc:1NK\n", "bfloat16:rr:1NK\n",
                         "bfloat16:rc:1NK\n", "float8_e4m3:rc:1NK\n", "float8_e4m3:rc:MnK\n", "float16:rc:mNK\n",
-                        "bfloat16:rc:mNK\n", "float16:rr:MnK\n"})
+                        "bfloat16:rc:mNK\n", "float16:rr:MnK\n", "bfloat16:rc:MnK\n", "float8_e4m3:rc:mNK\n"})
     EXPECT_NE(r.out.find(c), std::string::npos) << c;
+  // The family before sm_overlap_power (the Euclidean norm everywhere, B's
+  // reuse as today's device has it): the gated fp16 B K-major class with M
+  // alone unaligned misses on 700x28672x8192 (1.108: 128x128x64 with 3
+  // stages over 64x256x64 with 5, the measured best, by 0.4% predicted).
+  const CliResult before =
+      run_cli("validate " + data + "--split heldout --class " + kGatedClasses + " --family-file " +
+              source_path("data/archive/triton-before-l2-reuse.json") +
+              " --max-top1-geomean 1.03 --max-top1-worst 1.10 --max-top5-geomean 1.01");
+  EXPECT_EQ(before.status, 1) << before.out << before.err;
+  EXPECT_NE(before.out.find("700x28672x8192:float16:rc"), std::string::npos) << before.out;
 }
 
 // The classes where the frozen model misses the thresholds (docs/model.md §6):
 // fp16 with M alone unaligned (555x14336x12288: 64x256x64 with
 // 5 stages where the same tile with block_K 32 and 4 stages wins by 12%);
-// bf16 with B K-major and N unaligned and fp16 with M, N and K unaligned
-// (near ties that copy_bytes_per_cycle flipped); bf16 with B K-major, all aligned (4096x18944x3584 picks 4 stages of
+// fp16 with M, N and K unaligned (a near tie that copy_bytes_per_cycle
+// flipped); bf16 with B K-major, all aligned (4096x18944x3584 picks 4 stages of
 // 256x128x64 where 256x128x32 with 5 takes 9% less time: 1.101, 1.055 when
-// measured again); fp8 with M alone unaligned (v46's 600x7168x7168, 1.1003:
-// 64x128x128 with 3 stages where 128x128x128 with 5 wins; its earlier worst,
-// 333x14336x4096, two blocks with a partial last round, 1.152, went to 1.000
-// with fp8's own tail_sync). fp8 with N alone unaligned (C stored with
+// measured again). fp8 with N alone unaligned (C stored with
 // narrow stores) left for the gate with fp8's refit of launch_us and
-// miss_latency_cycles.
+// miss_latency_cycles; bf16 with B K-major and N unaligned (6144x7001x4096,
+// a near tie) and fp8 with M alone unaligned (v46's 600x7168x7168, 1.1003:
+// 64x128x128 with 3 stages where 128x128x128 with 5 wins) with B's reuse in
+// L2 and sm_overlap_power.
 // They must keep missing the committed thresholds (a fix moves them into the
 // gate above) and must not get worse than measured when the constants were
 // frozen.
-constexpr const char* kKnownMisses =
-    "bfloat16:rc:MNK,float8_e4m3:rc:mNK,float16:rr:mNK,bfloat16:rc:MnK,float16:rr:mnk";
+constexpr const char* kKnownMisses = "bfloat16:rc:MNK,float16:rr:mNK,float16:rr:mnk";
 TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   std::string data;
   for (const char* v :
@@ -603,9 +633,11 @@ TEST(ModelCli, Validate_KnownMisses_StayBounded) {
   // fp16 rr:mNK two, fp8 rc:mNK, bf16 rc:MnK and bf16 rc:MNK one each. 168
   // cases: 1.014 / 1.117 / 1.003. Then aligned_b_stage_share took fp16
   // rr:MnK to the gate (its 32 cases 1.019 / 1.104 -> 1.008 / 1.087): 136
-  // cases, 1.013 / 1.117 / 1.003.
+  // cases, 1.013 / 1.117 / 1.003. Then B's reuse in L2 and sm_overlap_power
+  // took bf16 rc:MnK and fp8 rc:mNK to the gate: 92 cases, 1.010 / 1.117 /
+  // 1.001.
   expect_known_miss(data + "--split heldout --class " + kKnownMisses,
-                    "--max-top1-geomean 1.04 --max-top1-worst 1.12 --max-top5-geomean 1.02", 136);
+                    "--max-top1-geomean 1.04 --max-top1-worst 1.12 --max-top5-geomean 1.02", 92);
 }
 
 // bf16 with A and B row-major and M and N unaligned (B through registers, C

@@ -1,0 +1,183 @@
+// B's reuse in L2 between program groups (the device's l2_reuse shares) and
+// the join of the SMs' time with DRAM's where the SMs bind in a grid of a
+// wave or more (sm_overlap_power). docs/model.md §3 gives the equations and
+// §4 works the first case through by hand.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "tileplan/family.hpp"
+#include "tileplan/gemm.hpp"
+#include "tileplan/model.hpp"
+#include "tileplan/planner.hpp"
+
+namespace tileplan {
+namespace {
+
+constexpr double kMiB = 1048576.0;
+
+const Device& h200() {
+  static const Device d = *find_device("h200");
+  return d;
+}
+
+// 4096^3 fp16 in 128x256 tiles: B 32 MiB, a group's 8 tile rows of A 8 MiB
+// and of C 8 MiB, a reuse distance of 48 MiB = 0.8 of the H200's 60 MiB,
+// past the far share (0.62): nothing stays by distance. 16 tile columns: a
+// group's 128 programs leave 4 of 132 SMs to the next group, so 4/132 of B
+// is read together. 32 tile rows make 4 groups.
+TEST(L2Reuse, HandDerivation_FourGroupsPastTheFarShare) {
+  const double kept = 4.0 / 132.0;
+  const double b = 32 * kMiB;
+  EXPECT_NEAR(grouped_dram_bytes(h200(), {4096, 4096, 4096}, 128, 8, 256).value(),
+              b + b * (1.0 + 3.0 * (1.0 - kept)) + b, 1.0);
+  // The room rule (block_n 0) has B fit beside a group's rows of A: read once.
+  EXPECT_DOUBLE_EQ(grouped_dram_bytes(h200(), {4096, 4096, 4096}, 128, 8).value(), 3.0 * b);
+}
+
+// A grid of one wave runs every group together: B is read once however far
+// its reuse distance, which the room rule would not give.
+TEST(L2Reuse, OneWave_ReadsBOnce) {
+  const GemmProblem p{1024, 4096, 32768};  // 8 x 16 = 128 tiles of 128x256 on 132 SMs
+  const double a = 1024.0 * 32768 * 2, b = 4096.0 * 32768 * 2, c = 1024.0 * 4096 * 2;
+  EXPECT_DOUBLE_EQ(grouped_dram_bytes(h200(), p, 128, 8, 256).value(), a + b + c);
+  // The same problem in 64-row tiles is two waves, 16 tile rows in two groups:
+  // B (256 MiB) is read again.
+  EXPECT_GT(grouped_dram_bytes(h200(), p, 64, 8, 256).value(), a + 1.9 * b + c);
+}
+
+// Within the near share everything stays; between the shares the share of B
+// read again grows with the distance; a device without the shares keeps the
+// room rule.
+TEST(L2Reuse, SharesOfTheL2_LinearBetween) {
+  const auto b_reads = [](const Device& d, int64_t k) {
+    // 64 x 34 tiles of 128x256 (8 groups): a group's 272 programs fill the SMs, none run together.
+    const GemmProblem p{8192, 8704, k};
+    const double a = 8192.0 * k * 2, b = 8704.0 * k * 2, c = 8192.0 * 8704 * 2;
+    return (grouped_dram_bytes(d, p, 128, 8, 256).value() - a - c) / b;
+  };
+  // The distance: B, a group's 8 tile rows of A and of C (17 MiB).
+  const auto distance = [](int64_t k) { return 8704.0 * k * 2 + 8.0 * 128 * k * 2 + 8.0 * 128 * 8704 * 2; };
+  const double l2 = 60 * kMiB;
+  // K = 2048: 34 + 4 + 17 = 55 MiB, 0.92 of the L2: B read by every group.
+  ASSERT_GT(distance(2048), 0.62 * l2);
+  EXPECT_DOUBLE_EQ(b_reads(h200(), 2048), 8.0);
+  // K = 512: 8.5 + 1 + 17 = 26.5 MiB, 0.44: linear between the shares.
+  const double share = (0.62 * l2 - distance(512)) / ((0.62 - 0.36) * l2);
+  ASSERT_GT(share, 0.0);
+  ASSERT_LT(share, 1.0);
+  EXPECT_NEAR(b_reads(h200(), 512), 1.0 + 7.0 * (1.0 - share), 1e-9);
+  // K = 64: 1.06 + 0.13 + 17 = 18.2 MiB, 0.30: within the near share, read once.
+  ASSERT_LT(distance(64), 0.36 * l2);
+  EXPECT_DOUBLE_EQ(b_reads(h200(), 64), 1.0);
+  // More K, more distance: never fewer reads.
+  double last = 0;
+  for (int64_t k : {64, 256, 512, 768, 1024, 2048, 4096}) {
+    EXPECT_GE(b_reads(h200(), k), last) << k;
+    last = b_reads(h200(), k);
+  }
+  // No shares: the room rule, whatever block_n.
+  Device none = h200();
+  none.l2_reuse_near_share = 0;
+  none.l2_reuse_far_share = 0;
+  const GemmProblem big{8192, 8192, 8192};
+  EXPECT_DOUBLE_EQ(grouped_dram_bytes(none, big, 128, 8, 256).value(),
+                   grouped_dram_bytes(none, big, 128, 8).value());
+  EXPECT_DOUBLE_EQ(grouped_dram_bytes(h200(), big, 128, 8).value(), grouped_dram_bytes(none, big, 128, 8).value());
+}
+
+TEST(L2Reuse, BadBlockN_IsAnErrorNamingIt) {
+  for (int64_t bad : {int64_t{-1}, int64_t{1} << 40}) {
+    const Result<double> r = grouped_dram_bytes(h200(), {4096, 4096, 4096}, 128, 8, bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.error().param, "block_n") << bad;
+  }
+}
+
+// The predicted time and its terms (fp16) under a family whose
+// sm_overlap_power is P.
+Verdict with_power(const GemmProblem& p, const TileConfig& cfg, double P) {
+  KernelFamily f = default_family();
+  f.time.sm_overlap_power = P;
+  return diagnose(p, h200(), cfg, Model::calibrated, f).value();
+}
+
+TEST(SmOverlap, ShippedFamilyHasTheTerm) {
+  const double P = time_for(default_family(), DType::float16).sm_overlap_power;
+  EXPECT_GT(P, 2.0);
+  EXPECT_LE(P, 64.0);
+  // fp8 and tf32 take float16's value.
+  EXPECT_EQ(time_for(default_family(), DType::float8_e4m3).sm_overlap_power, P);
+  EXPECT_EQ(time_for(default_family(), DType::tfloat32).sm_overlap_power, P);
+}
+
+// Where the SMs bind in a grid of a wave or more, the join lies between the
+// plain maximum and the Euclidean norm, and nearer the maximum as P grows.
+TEST(SmOverlap, SmBoundManyWaves_BetweenTheMaximumAndTheNorm) {
+  const GemmProblem p{4096, 4096, 4096};
+  const TileConfig c{128, 256, 64, 4, 256, Instr::wgmma};  // 512 programs, SM-bound
+  const Verdict e = with_power(p, c, 0);
+  const Verdict v3 = with_power(p, c, 3);
+  const Verdict v8 = with_power(p, c, 8);
+  const TimeTerms& t = e.time_terms;
+  ASSERT_LT(t.dram_us, t.sm_us);
+  EXPECT_EQ(t.overlap_order, 2.0);
+  EXPECT_NEAR(e.predicted_us, t.launch_us + std::hypot(t.sm_us, t.dram_us), 1e-9);
+  const double r = t.dram_us / t.sm_us;
+  EXPECT_NEAR(v3.time_terms.overlap_order, 3.0 - r, 1e-12);
+  EXPECT_LT(v3.predicted_us, e.predicted_us);
+  EXPECT_LT(v8.predicted_us, v3.predicted_us);
+  EXPECT_GT(v8.predicted_us, t.launch_us + t.sm_us);
+  // The terms themselves do not move: only their join.
+  EXPECT_EQ(v3.time_terms.sm_us, t.sm_us);
+  EXPECT_EQ(v3.time_terms.dram_us, t.dram_us);
+}
+
+// Under one wave, or where DRAM binds, the Euclidean norm whatever P.
+TEST(SmOverlap, UnderOneWaveOrDramBound_TheEuclideanNorm) {
+  const TileConfig c{128, 256, 64, 4, 256, Instr::wgmma};
+  const GemmProblem one_wave{1024, 4096, 4096};  // 128 programs on 132 SMs
+  const Verdict a = with_power(one_wave, c, 0), b = with_power(one_wave, c, 8);
+  EXPECT_LT(a.time_terms.dram_us, a.time_terms.sm_us);
+  EXPECT_EQ(b.time_terms.overlap_order, 2.0);
+  EXPECT_EQ(a.predicted_us, b.predicted_us);
+  // 16 rows against 262144 columns: B's 2 GiB stream from DRAM in 4096 programs.
+  const GemmProblem dram_bound{16, 262144, 4096};
+  const TileConfig thin{16, 64, 128, 4, 128, Instr::mma};
+  const Verdict d0 = with_power(dram_bound, thin, 0), d8 = with_power(dram_bound, thin, 8);
+  ASSERT_GE(d0.grid, h200().sm_count);
+  ASSERT_GT(d0.time_terms.dram_us, d0.time_terms.sm_us);
+  EXPECT_EQ(d8.time_terms.overlap_order, 2.0);
+  EXPECT_EQ(d0.predicted_us, d8.predicted_us);
+}
+
+// Continuous where the two times meet: the order tends to 2 as t_DRAM
+// approaches t_SM, so the join meets the Euclidean norm's sqrt(2) there.
+TEST(SmOverlap, OrderTendsToTwoWhereTheTimesMeet) {
+  const double P = 5;
+  for (double r : {0.9, 0.99, 0.999}) {
+    const double q = P - (P - 2) * r;
+    const double g = std::pow(1.0 + std::pow(r, q), 1.0 / q);
+    EXPECT_LE(std::abs(g - std::hypot(1.0, r)), 0.3 * (P - 2) * (1 - r)) << r;
+  }
+}
+
+TEST(SmOverlap, FamilyFileChecksTheOrder) {
+  KernelFamily f = default_family();
+  for (double bad : {0.5, -1.0, 65.0, std::numeric_limits<double>::infinity(), std::nan("")}) {
+    f.time.sm_overlap_power = bad;
+    const Status s = check_family(f);
+    ASSERT_FALSE(s.ok()) << bad;
+    EXPECT_EQ(s.error().param, "sm_overlap_power") << bad;
+    EXPECT_NE(s.error().message.find("sm_overlap_power"), std::string::npos) << s.error().message;
+  }
+  for (double good : {0.0, 1.0, 2.79, 64.0}) {
+    f.time.sm_overlap_power = good;
+    EXPECT_TRUE(check_family(f).ok()) << good;
+  }
+}
+
+}  // namespace
+}  // namespace tileplan
