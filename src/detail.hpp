@@ -120,11 +120,11 @@ GridTerms grid_terms(const Device& dev, const GemmProblem& p, int64_t block_m, i
 // the same result to the bit.
 double predict_us(const Device& dev, const GemmProblem& p, const TileCosts& t, const TimeConstants& k,
                   const GridTerms& g, const SplitK& split = {});
-// block_n > 0 and a device with l2_reuse_far_share > 0: B's reuse in L2
-// between program groups as measured; otherwise B stays where it fits
-// beside a group's rows of A (the room rule).
+// block_n > 0 and far_share > 0: B's reuse in L2 between program groups
+// (the family's l2_reuse shares, in units of the device's L2); otherwise B
+// stays where it fits beside a group's rows of A (the room rule).
 double grouped_dram_bytes(const Device& dev, const GemmProblem& p, int64_t block_m, int64_t group_m,
-                          int64_t block_n = 0);
+                          int64_t block_n = 0, double near_share = 0, double far_share = 0);
 // The smooth maximum (a^p + b^p)^(1/p) of a, b >= 0 (p = 0: the plain
 // maximum), as the model evaluates it (tabulated, see model.cpp).
 double smooth_max(double a, double b, double p);

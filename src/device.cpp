@@ -68,18 +68,6 @@ constexpr const char* kH100Budget =
     "median nvidia-smi power of the 27 runs an H100 SXM held at its software power cap "
     "(data/h100-profile-power/power-1.jsonl; limit 700 W)";
 
-// B's reuse in L2 between program groups (docs/model.md §3, "B's reuse in
-// L2 between program groups"): measured on one device.
-constexpr const char* kNoL2Reuse =
-    "not measured on this device: 0, B stays in L2 where it fits beside a program group's rows of A";
-constexpr const char* kH100L2Reuse =
-    "fitted by least squares on 44 fp16 kernels of two to eight program groups, B's DRAM reads under Nsight "
-    "Compute on an H100 SXM (data/h100-profile-l2-reuse; python3 scripts/fit_l2_reuse.py); judged on 21 bf16 "
-    "and fp8 kernels with B K-major never fitted on (data/h100-profile-l2-reuse-types)";
-constexpr const char* kH200L2Reuse =
-    "the H100 SXM's shares (data/h100-profile-l2-reuse; same GH100 L2, in units of each device's L2): not "
-    "measured on an H200";
-
 using F = DeviceField;
 
 void set(Device& d, F f, const char* src) { d.source[static_cast<std::size_t>(f)] = src; }
@@ -106,7 +94,6 @@ void common_limits(Device& d) {
   set(d, F::smem_reserved_per_block_bytes, kReservedSmem);
   for (F f : {F::power_budget_w, F::energy_per_flop_pj, F::energy_per_l2_byte_pj, F::energy_per_cycle_nj})
     set(d, f, kNoPowerTerm);
-  for (F f : {F::l2_reuse_near_share, F::l2_reuse_far_share}) set(d, f, kNoL2Reuse);
 }
 
 void hopper(Device& d) {
@@ -156,9 +143,6 @@ Device h200() {
   set(d, F::tensor_tf32_tflops, "NVIDIA H200 Tensor Core GPU datasheet (SXM): TF32 Tensor Core 989 TFLOPS with sparsity, dense half");
   for (F f : {F::power_budget_w, F::energy_per_flop_pj, F::energy_per_l2_byte_pj, F::energy_per_cycle_nj})
     set(d, f, "not measured on an H200 (bench/gpu/runs/h200_queue_clocks.sh measures its clocks and power): 0, no power term");
-  d.l2_reuse_near_share = 0.36;
-  d.l2_reuse_far_share = 0.62;
-  for (F f : {F::l2_reuse_near_share, F::l2_reuse_far_share}) set(d, f, kH200L2Reuse);
   return d;
 }
 
@@ -192,9 +176,6 @@ Device h100_sxm() {
   d.energy_per_cycle_nj = 210;
   set(d, F::power_budget_w, kH100Budget);
   for (F f : {F::energy_per_flop_pj, F::energy_per_l2_byte_pj, F::energy_per_cycle_nj}) set(d, f, kH100Energy);
-  d.l2_reuse_near_share = 0.36;
-  d.l2_reuse_far_share = 0.62;
-  for (F f : {F::l2_reuse_near_share, F::l2_reuse_far_share}) set(d, f, kH100L2Reuse);
   return d;
 }
 
@@ -441,8 +422,6 @@ FieldBounds bounds_of(DeviceField f) {
     case F::energy_per_flop_pj:
     case F::energy_per_l2_byte_pj:
     case F::energy_per_cycle_nj: return {0, 1e9};
-    case F::l2_reuse_near_share:
-    case F::l2_reuse_far_share: return {0, 64};
     case F::count_: break;
   }
   return {0, 0};
@@ -480,11 +459,6 @@ Status check_device(const Device& d) {
                fmt::format("carveout_multi_block_min_kb {} of device '{}' must be between 0 and smem_per_sm_bytes / "
                            "1024 = {}",
                            d.carveout_multi_block_min_kb, d.name, d.smem_per_sm_bytes / 1024));
-  if ((d.l2_reuse_near_share > 0 || d.l2_reuse_far_share > 0) && !(d.l2_reuse_far_share > d.l2_reuse_near_share))
-    return bad("l2_reuse_far_share",
-               fmt::format("l2_reuse_far_share {} of device '{}' must exceed l2_reuse_near_share {} (both 0: the "
-                           "room rule): B stays in L2 fully below the near share and not at all from the far one",
-                           number_text(d.l2_reuse_far_share), d.name, number_text(d.l2_reuse_near_share)));
   // Each step within 0..2^30 KB before any step is multiplied by 1024.
   for (int64_t step : d.smem_carveout_kb)
     if (step < 0 || step > (int64_t{1} << 30))

@@ -191,7 +191,8 @@ void read_constants(Reader& rd, const json& section, std::string_view section_na
                           info[i].name == "narrow_b_mn_step_share" || info[i].name == "aligned_b_stage_share" ||
                           info[i].name == "mma_rate_share" || info[i].name == "mma_flight_knee_kb" ||
                           info[i].name == "mma_flight_dram_share" || info[i].name == "short_row_request_cycles" ||
-                          info[i].name == "kmajor_b_row_dram_share" || info[i].name == "sm_overlap_power";
+                          info[i].name == "kmajor_b_row_dram_share" || info[i].name == "sm_overlap_power" ||
+                          info[i].name == "l2_reuse_near_share" || info[i].name == "l2_reuse_far_share";
     const json* c = rd.object(*constants, info[i].name, cpath, !optional);
     if (!c) {
       if (rd.failed()) return;
@@ -327,6 +328,12 @@ Status check_time_constants(const TimeConstants& c) {
                  fmt::format("overlap_power {} must be 0 (the plain maximum) or between 1 and 64: it is the "
                              "exponent of a smooth maximum",
                              c.overlap_power)};
+  if ((c.l2_reuse_near_share > 0 || c.l2_reuse_far_share > 0) &&
+      !(c.l2_reuse_far_share > c.l2_reuse_near_share && c.l2_reuse_far_share <= 64))
+    return Error{ErrorKind::invalid_argument, "l2_reuse_far_share",
+                 fmt::format("l2_reuse_far_share {} must exceed l2_reuse_near_share {} and be at most 64 L2s (both 0: "
+                             "the room rule): all of B stays below the near share, none from the far one",
+                             c.l2_reuse_far_share, c.l2_reuse_near_share)};
   if (!(c.sm_overlap_power == 0 || (c.sm_overlap_power >= 1 && c.sm_overlap_power <= 64)))
     return Error{ErrorKind::invalid_argument, "sm_overlap_power",
                  fmt::format("sm_overlap_power {} must be 0 (the Euclidean norm) or between 1 and 64: it is the "

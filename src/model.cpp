@@ -82,7 +82,7 @@ Status check_split(const GemmProblem& p, const TileConfig& cfg, const KernelFami
 }
 
 Result<double> grouped_dram_bytes(const Device& dev, const GemmProblem& p, int64_t block_m, int64_t group_m,
-                                  int64_t block_n) {
+                                  int64_t block_n, double near_share, double far_share) {
   for (const Status& s : {check_device(dev), check_problem(p)})
     if (!s.ok()) return s.error();
   if (block_m < 1 || block_m > kMaxTileValue)
@@ -94,7 +94,15 @@ Result<double> grouped_dram_bytes(const Device& dev, const GemmProblem& p, int64
   if (block_n < 0 || block_n > kMaxTileValue)
     return Error{ErrorKind::invalid_argument, "block_n",
                  fmt::format("block_n {} must be between 0 (the room rule) and {}", block_n, kMaxTileValue)};
-  return detail::grouped_dram_bytes(dev, p, block_m, group_m, block_n);
+  if (!(near_share >= 0 && near_share <= 64))
+    return Error{ErrorKind::invalid_argument, "l2_reuse_near_share",
+                 fmt::format("l2_reuse_near_share {} must be between 0 and 64 L2s", near_share)};
+  if ((near_share > 0 || far_share > 0) && !(far_share > near_share && far_share <= 64))
+    return Error{ErrorKind::invalid_argument, "l2_reuse_far_share",
+                 fmt::format("l2_reuse_far_share {} must exceed l2_reuse_near_share {} and be at most 64 L2s (both 0: "
+                             "the room rule)",
+                             far_share, near_share)};
+  return detail::grouped_dram_bytes(dev, p, block_m, group_m, block_n, near_share, far_share);
 }
 
 namespace detail {
@@ -346,7 +354,7 @@ double l1_bytes_per_block(const Device& dev, int64_t smem_bytes, int64_t blocks)
 }
 
 double grouped_dram_bytes(const Device& dev, const GemmProblem& p, int64_t block_m, int64_t group_m,
-                          int64_t block_n) {
+                          int64_t block_n, double near_share, double far_share) {
   const double e = static_cast<double>(p.elem_bytes());
   const double m = static_cast<double>(p.m), n = static_cast<double>(p.n), kk = static_cast<double>(p.k);
   const int64_t tiles_m = ceil_div(p.m, block_m);
@@ -356,16 +364,16 @@ double grouped_dram_bytes(const Device& dev, const GemmProblem& p, int64_t block
   const double a_group = static_cast<double>(group * block_m) * kk * e;
   const double l2 = static_cast<double>(dev.l2_bytes);
   double kept = 0;
-  if (block_n > 0 && dev.l2_reuse_far_share > 0) {
+  if (block_n > 0 && far_share > 0) {
     // B's reuse in L2 between program groups, as measured (docs/model.md §3):
     // all of B stays while the reuse distance (B, a group's rows of A and its
-    // tile rows of C) is within l2_reuse_near_share of the L2, none from
-    // l2_reuse_far_share, linear between; and all of it where consecutive
+    // tile rows of C) is within near_share of the L2, none from far_share,
+    // linear between; and all of it where consecutive
     // groups run together: a grid of one wave, or the share of the SMs that a
     // group's programs leave to the next.
     const double c_group = static_cast<double>(group * block_m) * n * static_cast<double>(p.out_bytes());
     const double reuse = b_bytes + a_group + c_group;
-    const double near = dev.l2_reuse_near_share * l2, far = dev.l2_reuse_far_share * l2;
+    const double near = near_share * l2, far = far_share * l2;
     const int64_t tiles_n = ceil_div(p.n, block_n);
     const double sms = static_cast<double>(dev.sm_count);
     const double together =
@@ -436,7 +444,7 @@ GridTerms grid_terms(const Device& dev, const GemmProblem& p, int64_t block_m, i
   g.tiles_n = ceil_div(p.n, block_n);
   // DRAM traffic, and how much of a stage misses L2: each A row-panel is read
   // by tiles_n programs, each B column-panel by tiles_m programs per reload.
-  g.dram = detail::grouped_dram_bytes(dev, p, block_m, group_m, block_n);
+  g.dram = detail::grouped_dram_bytes(dev, p, block_m, group_m, block_n, k.l2_reuse_near_share, k.l2_reuse_far_share);
   const double e = static_cast<double>(p.elem_bytes());
   const double b_reads = (g.dram - e * static_cast<double>(p.m) * static_cast<double>(p.k) -
                           static_cast<double>(p.out_bytes()) * static_cast<double>(p.m) * static_cast<double>(p.n)) /

@@ -720,6 +720,11 @@ int fit_time(const Device& dev, const std::vector<Dataset>& sets, int restarts, 
   // along it, and the search would wander (paired_narrow_cycles for a type
   // whose data never move both operands through registers).
   std::vector<std::string> held = fixed;
+  // B's reuse shares were measured under Nsight Compute (DRAM bytes, not
+  // times: docs/model.md §3): a timing fit never moves them.
+  for (const char* measured : {"l2_reuse_near_share", "l2_reuse_far_share"})
+    if (std::find(held.begin(), held.end(), measured) == held.end()) held.emplace_back(measured);
+  fmt::print("held (measured under Nsight Compute, not fitted on timings): l2_reuse_near_share, l2_reuse_far_share\n");
   {
     auto predictions = [&](const TimeConstants& k) {
       std::vector<double> out;

@@ -54,9 +54,7 @@ namespace tileplan {
   X(double, power_budget_w, "W", "power a sustained GEMM is held to by the software power cap, as sampled (0: no power term)") \
   X(double, energy_per_flop_pj, "pJ", "energy of a 16-bit tensor flop (padded tiles) at the cap")  \
   X(double, energy_per_l2_byte_pj, "pJ", "energy of a byte copied from the L2 into shared memory at the cap") \
-  X(double, energy_per_cycle_nj, "nJ", "energy of one SM clock cycle of the whole GPU at the cap, beside the flops and bytes") \
-  X(double, l2_reuse_near_share, "L2", "reuse distance (B, a program group's rows of A and its tiles of C), in units of the L2, up to which all of B stays in L2 from one program group to the next (0 with l2_reuse_far_share: B stays where it fits beside a group's rows of A)") \
-  X(double, l2_reuse_far_share, "L2", "reuse distance, in units of the L2, from which none of B stays in L2 from one program group to the next; linear between the two shares")
+  X(double, energy_per_cycle_nj, "nJ", "energy of one SM clock cycle of the whole GPU at the cap, beside the flops and bytes")
 
 enum class DeviceField : std::size_t {
 #define TILEPLAN_X(type, name, unit, desc) name,

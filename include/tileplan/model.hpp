@@ -187,13 +187,15 @@ Result<Prediction> predict(const Device& dev, const GemmProblem& p, const TileCo
                            bool spills, const KernelFamily& family);
 
 // DRAM bytes of the grouped program order: A once, B once per group of
-// group_m tile rows unless it stays in L2, C once. With block_n (> 0) on a
-// device with the l2_reuse shares, how much of B stays follows the measured
-// reuse distance (docs/model.md §3, "B's reuse in L2 between program
-// groups"), which the calibrated model prices; without it (0), B stays where
-// it fits beside a group's rows of A.
-//   error param: as predict, and "block_m", "group_m", "block_n".
+// group_m tile rows unless it stays in L2, C once. With block_n > 0 and the
+// reuse shares of a family (l2_reuse_near_share < l2_reuse_far_share, in
+// units of the device's L2), how much of B stays follows the measured reuse
+// distance (docs/model.md §3, "B's reuse in L2 between program groups"), as
+// the calibrated model prices it; without them (0), B stays where it fits
+// beside a group's rows of A (the room rule).
+//   error param: as predict, and "block_m", "group_m", "block_n",
+//   "l2_reuse_near_share", "l2_reuse_far_share".
 Result<double> grouped_dram_bytes(const Device& dev, const GemmProblem& p, int64_t block_m, int64_t group_m,
-                                  int64_t block_n = 0);
+                                  int64_t block_n = 0, double near_share = 0, double far_share = 0);
 
 }  // namespace tileplan

@@ -18,9 +18,6 @@ TEST(Device, Presets_HaveEveryFieldSourcedAndPositive) {
       else if (f.name == "power_budget_w" || f.name.starts_with("energy_per_"))
         // The power term: measured on the H100 SXM alone; 0 (no term) elsewhere, and says so.
         EXPECT_EQ(f.value > 0, d.name == "h100-sxm") << d.name << "." << f.name << ": " << f.source;
-      else if (f.name.starts_with("l2_reuse_"))
-        // B's reuse in L2: measured on the H100 SXM, taken for the H200 (the same L2); 0 elsewhere.
-        EXPECT_EQ(f.value > 0, d.name == "h100-sxm" || d.name == "h200") << d.name << "." << f.name << ": " << f.source;
       else
         EXPECT_GT(f.value, 0) << d.name << "." << f.name;
     }
@@ -48,45 +45,6 @@ TEST(Device, PowerTerm_OnTheH100SxmAlone_Sourced) {
   Device bad = h100;
   bad.power_budget_w = -1;
   EXPECT_FALSE(check_device(bad).ok());
-}
-
-// B's reuse in L2 between program groups: the H100's measured shares, the
-// H200's taken from them and saying so; the far share must exceed the near
-// one unless both are 0 (the room rule), and each stays within its bounds.
-TEST(Device, L2ReuseShares_MeasuredOnTheH100_Checked) {
-  const Device h100 = *find_device("h100-sxm");
-  const Device h200 = *find_device("h200");
-  for (const Device* d : {&h100, &h200}) {
-    EXPECT_LT(d->l2_reuse_near_share, d->l2_reuse_far_share) << d->name;
-    for (const DeviceFieldView& f : describe(*d))
-      if (f.name.starts_with("l2_reuse_")) {
-        EXPECT_NE(f.source.find("data/h100-profile-l2-reuse"), std::string_view::npos) << d->name << ": " << f.source;
-        if (d == &h200) {
-          EXPECT_NE(f.source.find("not measured on an H200"), std::string_view::npos) << f.source;
-        }
-      }
-  }
-  EXPECT_EQ(find_device("a100-sxm")->l2_reuse_far_share, 0);
-  const struct {
-    double near, far;
-    const char* param;  // empty: accepted
-  } cases[] = {{0, 0, ""},          {0, 0.5, ""},        {0.36, 0.62, ""},
-               {0.62, 0.36, "l2_reuse_far_share"},     {0.4, 0.4, "l2_reuse_far_share"},
-               {0.4, 0, "l2_reuse_far_share"},         {-0.1, 0.5, "l2_reuse_near_share"},
-               {0.1, 65, "l2_reuse_far_share"},        {std::nan(""), 0.5, "l2_reuse_near_share"}};
-  for (const auto& c : cases) {
-    Device d = h200;
-    d.l2_reuse_near_share = c.near;
-    d.l2_reuse_far_share = c.far;
-    const Status s = check_device(d);
-    if (*c.param == 0) {
-      EXPECT_TRUE(s.ok()) << c.near << " " << c.far;
-    } else {
-      ASSERT_FALSE(s.ok()) << c.near << " " << c.far;
-      EXPECT_EQ(s.error().param, c.param) << c.near << " " << c.far;
-      EXPECT_NE(s.error().message.find(c.param), std::string::npos) << s.error().message;
-    }
-  }
 }
 
 // A budget overrides the preset's and names itself as the source; a budget

@@ -1,4 +1,4 @@
-// B's reuse in L2 between program groups (the device's l2_reuse shares) and
+// B's reuse in L2 between program groups (the family's l2_reuse shares) and
 // the join of the SMs' time with DRAM's where the SMs bind in a grid of a
 // wave or more (sm_overlap_power). docs/model.md §3 gives the equations and
 // §4 works the first case through by hand.
@@ -23,6 +23,19 @@ const Device& h200() {
   return d;
 }
 
+// The shipped family's shares (fp16; every type takes them).
+double near() { return time_for(default_family(), DType::float16).l2_reuse_near_share; }
+double far() { return time_for(default_family(), DType::float16).l2_reuse_far_share; }
+
+TEST(L2Reuse, ShippedFamilyHasTheMeasuredShares) {
+  EXPECT_DOUBLE_EQ(near(), 0.36);
+  EXPECT_DOUBLE_EQ(far(), 0.62);
+  for (DType t : {DType::bfloat16, DType::float8_e4m3, DType::tfloat32}) {
+    EXPECT_EQ(time_for(default_family(), t).l2_reuse_near_share, near());
+    EXPECT_EQ(time_for(default_family(), t).l2_reuse_far_share, far());
+  }
+}
+
 // 4096^3 fp16 in 128x256 tiles: B 32 MiB, a group's 8 tile rows of A 8 MiB
 // and of C 8 MiB, a reuse distance of 48 MiB = 0.8 of the H200's 60 MiB,
 // past the far share (0.62): nothing stays by distance. 16 tile columns: a
@@ -31,7 +44,7 @@ const Device& h200() {
 TEST(L2Reuse, HandDerivation_FourGroupsPastTheFarShare) {
   const double kept = 4.0 / 132.0;
   const double b = 32 * kMiB;
-  EXPECT_NEAR(grouped_dram_bytes(h200(), {4096, 4096, 4096}, 128, 8, 256).value(),
+  EXPECT_NEAR(grouped_dram_bytes(h200(), {4096, 4096, 4096}, 128, 8, 256, near(), far()).value(),
               b + b * (1.0 + 3.0 * (1.0 - kept)) + b, 1.0);
   // The room rule (block_n 0) has B fit beside a group's rows of A: read once.
   EXPECT_DOUBLE_EQ(grouped_dram_bytes(h200(), {4096, 4096, 4096}, 128, 8).value(), 3.0 * b);
@@ -42,21 +55,21 @@ TEST(L2Reuse, HandDerivation_FourGroupsPastTheFarShare) {
 TEST(L2Reuse, OneWave_ReadsBOnce) {
   const GemmProblem p{1024, 4096, 32768};  // 8 x 16 = 128 tiles of 128x256 on 132 SMs
   const double a = 1024.0 * 32768 * 2, b = 4096.0 * 32768 * 2, c = 1024.0 * 4096 * 2;
-  EXPECT_DOUBLE_EQ(grouped_dram_bytes(h200(), p, 128, 8, 256).value(), a + b + c);
+  EXPECT_DOUBLE_EQ(grouped_dram_bytes(h200(), p, 128, 8, 256, near(), far()).value(), a + b + c);
   // The same problem in 64-row tiles is two waves, 16 tile rows in two groups:
   // B (256 MiB) is read again.
-  EXPECT_GT(grouped_dram_bytes(h200(), p, 64, 8, 256).value(), a + 1.9 * b + c);
+  EXPECT_GT(grouped_dram_bytes(h200(), p, 64, 8, 256, near(), far()).value(), a + 1.9 * b + c);
 }
 
 // Within the near share everything stays; between the shares the share of B
 // read again grows with the distance; a device without the shares keeps the
 // room rule.
 TEST(L2Reuse, SharesOfTheL2_LinearBetween) {
-  const auto b_reads = [](const Device& d, int64_t k) {
+  const auto b_reads = [](const Device& d, int64_t k) -> double {
     // 64 x 34 tiles of 128x256 (8 groups): a group's 272 programs fill the SMs, none run together.
     const GemmProblem p{8192, 8704, k};
     const double a = 8192.0 * k * 2, b = 8704.0 * k * 2, c = 8192.0 * 8704 * 2;
-    return (grouped_dram_bytes(d, p, 128, 8, 256).value() - a - c) / b;
+    return (grouped_dram_bytes(d, p, 128, 8, 256, near(), far()).value() - a - c) / b;
   };
   // The distance: B, a group's 8 tile rows of A and of C (17 MiB).
   const auto distance = [](int64_t k) { return 8704.0 * k * 2 + 8.0 * 128 * k * 2 + 8.0 * 128 * 8704 * 2; };
@@ -78,22 +91,48 @@ TEST(L2Reuse, SharesOfTheL2_LinearBetween) {
     EXPECT_GE(b_reads(h200(), k), last) << k;
     last = b_reads(h200(), k);
   }
-  // No shares: the room rule, whatever block_n.
-  Device none = h200();
-  none.l2_reuse_near_share = 0;
-  none.l2_reuse_far_share = 0;
+  // No shares, or no block_n: the room rule.
   const GemmProblem big{8192, 8192, 8192};
-  EXPECT_DOUBLE_EQ(grouped_dram_bytes(none, big, 128, 8, 256).value(),
-                   grouped_dram_bytes(none, big, 128, 8).value());
-  EXPECT_DOUBLE_EQ(grouped_dram_bytes(h200(), big, 128, 8).value(), grouped_dram_bytes(none, big, 128, 8).value());
+  const double room = grouped_dram_bytes(h200(), big, 128, 8).value();
+  EXPECT_DOUBLE_EQ(grouped_dram_bytes(h200(), big, 128, 8, 256).value(), room);
+  EXPECT_DOUBLE_EQ(grouped_dram_bytes(h200(), big, 128, 8, 0, near(), far()).value(), room);
+  EXPECT_NE(grouped_dram_bytes(h200(), big, 128, 8, 256, near(), far()).value(), room);
 }
 
-TEST(L2Reuse, BadBlockN_IsAnErrorNamingIt) {
-  for (int64_t bad : {int64_t{-1}, int64_t{1} << 40}) {
-    const Result<double> r = grouped_dram_bytes(h200(), {4096, 4096, 4096}, 128, 8, bad);
-    ASSERT_FALSE(r.ok()) << bad;
-    EXPECT_EQ(r.error().param, "block_n") << bad;
+TEST(L2Reuse, BadArguments_AreAnErrorNamingThem) {
+  const struct {
+    int64_t block_n;
+    double near, far;
+    const char* param;
+  } cases[] = {{-1, 0.36, 0.62, "block_n"},
+               {int64_t{1} << 40, 0.36, 0.62, "block_n"},
+               {256, -0.1, 0.62, "l2_reuse_near_share"},
+               {256, std::nan(""), 0.62, "l2_reuse_near_share"},
+               {256, 0.62, 0.36, "l2_reuse_far_share"},
+               {256, 0.4, 0.4, "l2_reuse_far_share"},
+               {256, 0.4, 0.0, "l2_reuse_far_share"},
+               {256, 0.1, 65.0, "l2_reuse_far_share"},
+               {256, 0.1, std::numeric_limits<double>::infinity(), "l2_reuse_far_share"}};
+  for (const auto& c : cases) {
+    const Result<double> r = grouped_dram_bytes(h200(), {4096, 4096, 4096}, 128, 8, c.block_n, c.near, c.far);
+    ASSERT_FALSE(r.ok()) << c.param << " " << c.near << " " << c.far;
+    EXPECT_EQ(r.error().param, c.param);
   }
+  // A family file is checked the same way, naming the far share.
+  KernelFamily f = default_family();
+  for (const auto& [n, fr] : {std::pair{0.62, 0.36}, {0.4, 0.4}, {0.4, 0.0}, {0.1, 65.0}}) {
+    f.time.l2_reuse_near_share = n;
+    f.time.l2_reuse_far_share = fr;
+    const Status s = check_family(f);
+    ASSERT_FALSE(s.ok()) << n << " " << fr;
+    EXPECT_EQ(s.error().param, "l2_reuse_far_share");
+  }
+  f.time.l2_reuse_near_share = 0;
+  f.time.l2_reuse_far_share = 0;
+  EXPECT_TRUE(check_family(f).ok());
+  f.time.l2_reuse_near_share = -1;
+  ASSERT_FALSE(check_family(f).ok());
+  EXPECT_EQ(check_family(f).error().param, "l2_reuse_near_share");
 }
 
 // The predicted time and its terms (fp16) under a family whose
