@@ -22,8 +22,11 @@ def test_the_readme_s_table_is_what_validate_says():
         assert f"{s['calibrated']['top1_regret']:.3f}" in cells[2], shape
         assert f"{s['clock']['pick']['mhz']:.0f} / {s['clock']['best']['mhz']:.0f}" in cells[3], shape
         assert f"{own[shape]['calibrated']['top1_regret']:.3f}" in cells[4], shape
-    # Two misses ran every row unthrottled, and still miss by over 10%.
+    # Two misses ran every row unthrottled; one still misses by over 10%,
+    # the other (fp8) B's reuse in L2 with sm_overlap_power took to the best.
     for shape in ("333x5001x4001", "600x7168x7168:float8_e4m3:rc"):
         s = h200[shape]
         assert s["clock"]["capped_rows"] == 0 and s["clock"]["min_mhz"] == 1980
-        assert s["calibrated"]["top1_regret"] > 1.10
+    assert h200["333x5001x4001"]["calibrated"]["top1_regret"] > 1.10
+    for shape in ("600x7168x7168:float8_e4m3:rc", "6144x7001x4096:bfloat16:rc"):
+        assert h200[shape]["calibrated"]["top1_regret"] == 1.0 == own[shape]["calibrated"]["top1_regret"], shape
