@@ -43,7 +43,7 @@ def test_docs_figures_are_the_script_s_output(by_kind):
     docs = " ".join((ROOT / "docs/model.md").read_text().split())
     n, err, p10, p90, measured, predicted = by_kind[("B through registers, N contiguous", 1, 2)]
     assert (n, err, round(p10, 2), round(p90, 2)) == (76, 1.279, 1.21, 1.56)
-    assert (round(measured, 2), round(predicted, 2)) == (0.74, 0.58)
+    assert (round(measured, 2), round(predicted, 2)) == (0.74, 0.57)
     assert (f"Over the {n} pairs of these kernels within 1.2× of their shape's best the error has median {err:.3f} "
             f"(10th to 90th percentile {p10:.2f}–{p90:.2f}): two blocks run {measured:.2f} of one block's time where "
             f"the model has {predicted:.2f}.") in docs
