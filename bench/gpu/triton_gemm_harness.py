@@ -808,6 +808,20 @@ POWER3_HELD_OUT = [
     "3072x7168x5120:bfloat16:rc", "6144x3072x8192:bfloat16:rc",
     "1536x4096x4096:bfloat16:rr", "1536x4096x11008:bfloat16:rr",
 ]
+# The seventeenth round's fresh judge (B's reuse in L2 between program
+# groups and sm_overlap_power, docs/model.md §5): shapes of real models,
+# none measured before, whose first pick the round moves, chosen after it
+# was frozen, and three controls whose pick it keeps
+# (bench/gpu/runs/reuse1.sh writes both models' picks).
+REUSE1_HELD_OUT = [
+    "333x7168x14336:float8_e4m3:rc", "300x8192x18944:float8_e4m3:rc", "333x6144x8192:float8_e4m3:rc",
+    "555x8192x8192:float8_e4m3:rc", "700x7168x8192:float8_e4m3:rc", "1800x13824x5120:float8_e4m3:rc",
+    "3000x14336x3584:float8_e4m3:rc",
+    "700x28672x4096:float16:rc", "1800x14336x11008:float16:rc",
+    "700x28672x3584:bfloat16:rc", "1800x13824x4096:bfloat16:rc", "1800x14336x14336:bfloat16:rc",
+    "1200x28672x3584:float8_e4m3:rc", "6144x7168x3584:float8_e4m3:rc",
+    "1500x4096x14336:float8_e4m3:rc", "1000x14336x4096:float16:rc", "1000x5120x5120:bfloat16:rc",
+]
 CASE_SETS = {
     "m1a": (M1A_CALIBRATION, []),
     "mstep": (MSTEP_CALIBRATION, []),
@@ -868,6 +882,7 @@ CASE_SETS = {
     "power1": ([], POWER1_HELD_OUT),
     "power2": ([], POWER2_HELD_OUT),
     "power3": ([], POWER3_HELD_OUT),
+    "reuse1": ([], REUSE1_HELD_OUT),
 }
 
 BLOCK_MS = (64, 128, 256)
