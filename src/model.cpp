@@ -401,20 +401,36 @@ namespace {
 constexpr int kSmoothSteps = 1024;
 struct SmoothTable {
   double p = -1;
+  bool graded = false;  // the order graded from p at r = 0 to 2 at r = 1 (sm_overlap_power)
   std::array<double, kSmoothSteps + 1> g{};
 };
-inline const SmoothTable& smooth_table(double p) {
-  thread_local std::array<SmoothTable, 4> tables;
-  thread_local std::size_t next = 0;
-  for (const SmoothTable& t : tables)
-    if (t.p == p) return t;
-  SmoothTable& t = tables[next];
-  next = (next + 1) % tables.size();
-  for (int i = 0; i <= kSmoothSteps; ++i)
-    t.g[static_cast<std::size_t>(i)] = std::pow(1.0 + std::pow(static_cast<double>(i) / kSmoothSteps, p), 1.0 / p);
-  t.p = p;
-  return t;
+// The order at r = lo/hi: p, or graded, p - (p - 2)·r.
+inline double order_at(double p, bool graded, double r) { return graded ? p - (p - 2.0) * r : p; }
+// The last four tables, per thread; a prediction fetches the cache once
+// (a thread_local access is a call in position-independent code).
+struct SmoothCache {
+  std::array<SmoothTable, 4> tables;
+  std::size_t next = 0;
+  const SmoothTable& get(double p, bool graded = false) {
+    for (const SmoothTable& t : tables)
+      if (t.p == p && t.graded == graded) return t;
+    SmoothTable& t = tables[next];
+    next = (next + 1) % tables.size();
+    for (int i = 0; i <= kSmoothSteps; ++i) {
+      const double r = static_cast<double>(i) / kSmoothSteps;
+      const double q = order_at(p, graded, r);
+      t.g[static_cast<std::size_t>(i)] = std::pow(1.0 + std::pow(r, q), 1.0 / q);
+    }
+    t.p = p;
+    t.graded = graded;
+    return t;
+  }
+};
+inline SmoothCache& smooth_cache() {
+  thread_local SmoothCache cache;
+  return cache;
 }
+inline const SmoothTable& smooth_table(double p, bool graded = false) { return smooth_cache().get(p, graded); }
 
 // smooth_max with its order's table already found (p > 0).
 inline double smooth_max_of(const SmoothTable& t, double a, double b) {
@@ -528,7 +544,9 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   const double in_step_us = k.in_step_a_ns * 1e-3 * resident / static_cast<double>(s) * t.a_row_copies;
   // A round of j programs on one SM: each one's critical path (start, first
   // load, main loop, epilogue), or the SM's resources busy with all j.
-  const SmoothTable* smooth = k.overlap_power > 0 ? &smooth_table(k.overlap_power) : nullptr;
+  SmoothCache& tables = smooth_cache();
+  const SmoothTable* smooth = k.overlap_power > 0 ? &tables.get(k.overlap_power) : nullptr;
+  const SmoothTable* graded_table = k.sm_overlap_power > 0 ? &tables.get(k.sm_overlap_power, true) : nullptr;
   // B alone through registers with N contiguous: each warp-wide load's lanes
   // read different rows of B (about 27 sectors a request, against the few of
   // the loads narrow_access_cycles was fitted on), and every step of such a
@@ -636,11 +654,10 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   // 2 where the two are equal (continuous with the Euclidean norm) to
   // sm_overlap_power as DRAM's share falls (docs/model.md §3, "The SMs'
   // time and DRAM's").
-  double order = 2.0;
-  if (k.sm_overlap_power > 0 && programs >= sms && dram_us < sm_us)
-    order = k.sm_overlap_power - (k.sm_overlap_power - 2.0) * (dram_us / sm_us);
-  const double joined = order == 2.0 ? std::sqrt(sm_us * sm_us + dram_us * dram_us)
-                                     : sm_us * std::pow(1.0 + std::pow(dram_us / sm_us, order), 1.0 / order);
+  // (Tabulated per P as the main loop's smooth maximum is: two pows a
+  // configuration slowed the calibrated sweep by a third.)
+  const bool graded = k.sm_overlap_power > 0 && programs >= sms && dram_us < sm_us;
+  const double joined = graded ? smooth_max_of(*graded_table, sm_us, dram_us) : std::sqrt(sm_us * sm_us + dram_us * dram_us);
   double time = k.launch_us + joined;
   if (t.spills) time *= k.spill_factor;
   // A round's fp32 partial tiles are stored together at its end
@@ -692,7 +709,7 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
     d.kmajor_b_row_share = kmajor_b_row;
     d.power_us = power_us;
     d.cycles_us = cycles_us;
-    d.overlap_order = order;
+    d.overlap_order = graded ? order_at(k.sm_overlap_power, true, dram_us / sm_us) : 2.0;
     // The bound of the first round: DRAM if it takes longer than the SMs,
     // else the largest term of a main-loop iteration.
     const double j = static_cast<double>(full_rounds ? b : rest);
