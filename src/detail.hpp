@@ -128,5 +128,8 @@ double grouped_dram_bytes(const Device& dev, const GemmProblem& p, int64_t block
 // The smooth maximum (a^p + b^p)^(1/p) of a, b >= 0 (p = 0: the plain
 // maximum), as the model evaluates it (tabulated, see model.cpp).
 double smooth_max(double a, double b, double p);
+// The same with the order graded from p where one of a, b is negligible to 2
+// where they are equal (sm_overlap_power), as the model evaluates it.
+double smooth_max_graded(double a, double b, double p);
 
 }  // namespace tileplan::detail

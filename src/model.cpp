@@ -451,6 +451,11 @@ double smooth_max(double a, double b, double p) {
   return smooth_max_of(smooth_table(p), a, b);
 }
 
+double smooth_max_graded(double a, double b, double p) {
+  if (p <= 0) return std::sqrt(a * a + b * b);
+  return smooth_max_of(smooth_table(p, true), a, b);
+}
+
 GridTerms grid_terms(const Device& dev, const GemmProblem& p, int64_t block_m, int64_t block_n, const TimeConstants& k,
                      int64_t group_m) {
   GridTerms g;

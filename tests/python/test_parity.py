@@ -211,7 +211,8 @@ def test_diagnose_time_terms_are_a_record():
     # The SMs bind in four waves: joined at the order overlap_order (> 2, sm_overlap_power).
     q = t.overlap_order
     assert q > 2
-    assert math.isclose(c.predicted_us, t.launch_us + (t.sm_us ** q + t.dram_us ** q) ** (1 / q), rel_tol=1e-12)
+    # (the join is tabulated: within 1e-6)
+    assert math.isclose(c.predicted_us, t.launch_us + (t.sm_us ** q + t.dram_us ** q) ** (1 / q), rel_tol=1e-6)
     assert t.iteration_us >= max(t.busiest_us, t.round_trip_us)
     # A sweep's candidates leave the terms out.
     assert not hasattr(tileplan.plan(4096, 4096, 4096, top_k=1)[0], "time_terms")

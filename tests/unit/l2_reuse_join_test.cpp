@@ -12,6 +12,7 @@
 #include "tileplan/gemm.hpp"
 #include "tileplan/model.hpp"
 #include "tileplan/planner.hpp"
+#include "../../src/detail.hpp"
 
 namespace tileplan {
 namespace {
@@ -200,6 +201,26 @@ TEST(SmOverlap, OrderTendsToTwoWhereTheTimesMeet) {
     const double q = P - (P - 2) * r;
     const double g = std::pow(1.0 + std::pow(r, q), 1.0 / q);
     EXPECT_LE(std::abs(g - std::hypot(1.0, r)), 0.3 * (P - 2) * (1 - r)) << r;
+  }
+}
+
+// The join is tabulated per P (1025 points, linear between): within 1e-6
+// of the exact smooth maximum over every ratio of DRAM's time to the SMs'.
+TEST(SmOverlap, TabulatedJoin_WithinAMillionthOfTheExactOne) {
+  const GemmProblem p{4096, 4096, 4096};
+  const TileConfig c{128, 256, 64, 4, 256, Instr::wgmma};
+  for (double P : {2.79, 4.0, 8.0}) {
+    const Verdict v = with_power(p, c, P);
+    const TimeTerms& t = v.time_terms;
+    const double q = t.overlap_order;
+    const double exact = t.launch_us + std::pow(std::pow(t.sm_us, q) + std::pow(t.dram_us, q), 1.0 / q);
+    EXPECT_NEAR(v.predicted_us, exact, 1e-6 * exact) << P;
+  }
+  // The table itself, against the formula, at ratios between its points.
+  for (double r = 0.0005; r < 1.0; r += 0.0173) {
+    const double q = 2.79 - 0.79 * r;
+    const double exact = std::pow(1.0 + std::pow(r, q), 1.0 / q);
+    EXPECT_NEAR(detail::smooth_max_graded(1.0, r, 2.79), exact, 1e-6) << r;
   }
 }
 
