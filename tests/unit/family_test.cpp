@@ -249,6 +249,22 @@ TEST(Family, EveryRule_IsAnErrorNamingTheKey) {
       {"/time/constants/tail_sync/value", "half", false, "must be a number"},
       {"/by_input_type/float8_e4m3/time/tail_sync", json::object({{"value", 2}}), false,
        "tail_sync 2 must be at most 1: it is a share of the last round (for float8_e4m3)"},
+      // B's reuse in L2 and the SMs' and DRAM's join: optional, in range when present.
+      {"/time/constants/sm_overlap_power/value", 0.5, false,
+       "sm_overlap_power 0.5 must be 0 (the Euclidean norm) or between 1 and 64: it is the order of a smooth maximum"},
+      {"/time/constants/sm_overlap_power/value", 1e300, false,
+       "sm_overlap_power 1e+300 must be a finite number between 0 and 1e9"},
+      {"/time/constants/sm_overlap_power/value", "high", false, "must be a number"},
+      {"/by_input_type/float8_e4m3/time/sm_overlap_power", json::object({{"value", 100}}), false,
+       "sm_overlap_power 100 must be 0 (the Euclidean norm) or between 1 and 64: it is the order of a smooth maximum "
+       "(for float8_e4m3)"},
+      {"/time/constants/l2_reuse_far_share/value", 0.2, false,
+       "l2_reuse_far_share 0.2 must exceed l2_reuse_near_share 0.36 and be at most 64 L2s"},
+      {"/time/constants/l2_reuse_near_share/value", -0.1, false,
+       "l2_reuse_near_share -0.1 must be a finite number between 0 and 1e9"},
+      {"/time/constants/l2_reuse_far_share/value", 1e12, false,
+       "l2_reuse_far_share 1000000000000 must be a finite number between 0 and 1e9"},
+      {"/time/constants/l2_reuse_near_share/value", nullptr, false, "must be a number"},
       // The epilogue rule: optional, in range when present.
       {"/registers/constants/per_narrow_c_accumulator/value", 2e6, false,
        "per_narrow_c_accumulator 2000000 must be a finite number of magnitude at most 1000000"},
