@@ -107,12 +107,19 @@ double predict_us(const Device& dev, const GemmProblem& p, const TileCosts& t, c
 // The prediction's terms that depend on the problem and the tile's block_M
 // and block_N alone (its tiles, DRAM traffic and L2 misses), which a sweep
 // shares between the tiles of one block_M x block_N.
+struct SmoothTable;  // model.cpp: a smooth maximum's order, tabulated
 struct GridTerms {
   int64_t block_m = 0, block_n = 0;
   int64_t tiles_m = 0, tiles_n = 0;
   double dram = 0;        // grouped_dram_bytes
   double b_dram = 0;      // of dram, B's bytes
   double latency_us = 0;  // a stage's round trip: load latency plus the L2 misses'
+  // The tables of k.overlap_power and the graded k.sm_overlap_power (null
+  // where the order is 0), from this thread's cache of the last four orders:
+  // valid until this thread tabulates orders other than these two (a
+  // prediction tabulates none; fetched once per grid, not per configuration).
+  const SmoothTable* smooth = nullptr;
+  const SmoothTable* graded = nullptr;
 };
 GridTerms grid_terms(const Device& dev, const GemmProblem& p, int64_t block_m, int64_t block_n, const TimeConstants& k,
                      int64_t group_m);
@@ -125,6 +132,10 @@ double predict_us(const Device& dev, const GemmProblem& p, const TileCosts& t, c
 // stays where it fits beside a group's rows of A (the room rule).
 double grouped_dram_bytes(const Device& dev, const GemmProblem& p, int64_t block_m, int64_t group_m,
                           int64_t block_n = 0, double near_share = 0, double far_share = 0);
+// The rule of the two shares, for a family's constants and the public
+// grouped_dram_bytes alike: near in [0, 64] L2s; both 0 (the room rule), or
+// far above near and at most 64. The error names the share at fault.
+Status check_l2_reuse_shares(double near_share, double far_share);
 // The smooth maximum (a^p + b^p)^(1/p) of a, b >= 0 (p = 0: the plain
 // maximum), as the model evaluates it (tabulated, see model.cpp).
 double smooth_max(double a, double b, double p);

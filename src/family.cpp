@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "detail.hpp"
 #include "family_files.hpp"
 
 namespace tileplan {
@@ -328,12 +329,7 @@ Status check_time_constants(const TimeConstants& c) {
                  fmt::format("overlap_power {} must be 0 (the plain maximum) or between 1 and 64: it is the "
                              "exponent of a smooth maximum",
                              c.overlap_power)};
-  if ((c.l2_reuse_near_share > 0 || c.l2_reuse_far_share > 0) &&
-      !(c.l2_reuse_far_share > c.l2_reuse_near_share && c.l2_reuse_far_share <= 64))
-    return Error{ErrorKind::invalid_argument, "l2_reuse_far_share",
-                 fmt::format("l2_reuse_far_share {} must exceed l2_reuse_near_share {} and be at most 64 L2s (both 0: "
-                             "the room rule): all of B stays below the near share, none from the far one",
-                             c.l2_reuse_far_share, c.l2_reuse_near_share)};
+  if (Status s = detail::check_l2_reuse_shares(c.l2_reuse_near_share, c.l2_reuse_far_share); !s.ok()) return s;
   if (!(c.sm_overlap_power == 0 || (c.sm_overlap_power >= 1 && c.sm_overlap_power <= 64)))
     return Error{ErrorKind::invalid_argument, "sm_overlap_power",
                  fmt::format("sm_overlap_power {} must be 0 (the Euclidean norm) or between 1 and 64: it is the "

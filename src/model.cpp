@@ -94,16 +94,25 @@ Result<double> grouped_dram_bytes(const Device& dev, const GemmProblem& p, int64
   if (block_n < 0 || block_n > kMaxTileValue)
     return Error{ErrorKind::invalid_argument, "block_n",
                  fmt::format("block_n {} must be between 0 (the room rule) and {}", block_n, kMaxTileValue)};
+  if (Status s = detail::check_l2_reuse_shares(near_share, far_share); !s.ok()) return s.error();
+  return detail::grouped_dram_bytes(dev, p, block_m, group_m, block_n, near_share, far_share);
+}
+
+namespace detail {
+
+Status check_l2_reuse_shares(double near_share, double far_share) {
   if (!(near_share >= 0 && near_share <= 64))
     return Error{ErrorKind::invalid_argument, "l2_reuse_near_share",
                  fmt::format("l2_reuse_near_share {} must be between 0 and 64 L2s", near_share)};
   if ((near_share > 0 || far_share > 0) && !(far_share > near_share && far_share <= 64))
     return Error{ErrorKind::invalid_argument, "l2_reuse_far_share",
                  fmt::format("l2_reuse_far_share {} must exceed l2_reuse_near_share {} and be at most 64 L2s (both 0: "
-                             "the room rule)",
+                             "the room rule): all of B stays below the near share, none from the far one",
                              far_share, near_share)};
-  return detail::grouped_dram_bytes(dev, p, block_m, group_m, block_n, near_share, far_share);
+  return {};
 }
+
+}  // namespace detail
 
 namespace detail {
 
@@ -174,7 +183,7 @@ TileCosts unstaged_tile_costs(const Device& dev, const TileConfig& cfg, const Ge
   // stages, 4 -> 8 warps), and a lone 16-row program with 8 warps runs
   // faster than with 4 (docs/model.md §3, "mma tiles").
   const double mma_warp_scale =
-      cfg.instr == Instr::mma && k.mma_copy_warp_power != 0
+      cfg.instr == Instr::mma && k.mma_copy_warp_power != 0 && cfg.threads != 128  // 1 at 4 warps
           ? std::pow(static_cast<double>(cfg.threads) / 128.0, k.mma_copy_warp_power)
           : 1.0;
   t.copy_bytes_per_us = (cfg.instr == Instr::wgmma  ? k.copy_bytes_per_cycle
@@ -399,21 +408,26 @@ namespace {
 // interpolated linearly, within 2e-7 of the exact value at p = 5.5 and 2e-6
 // at p = 64 (tests/unit/overlap_power_test.cpp).
 constexpr int kSmoothSteps = 1024;
+}  // namespace
 struct SmoothTable {
   double p = -1;
   bool graded = false;  // the order graded from p at r = 0 to 2 at r = 1 (sm_overlap_power)
   std::array<double, kSmoothSteps + 1> g{};
 };
+namespace {
 // The order at r = lo/hi: p, or graded, p - (p - 2)·r.
 inline double order_at(double p, bool graded, double r) { return graded ? p - (p - 2.0) * r : p; }
-// The last four tables, per thread; a prediction fetches the cache once
-// (a thread_local access is a call in position-independent code).
+// The last four tables, per thread; a grid's terms fetch the two a
+// prediction reads (GridTerms; a thread_local access is a call in
+// position-independent code).
 struct SmoothCache {
   std::array<SmoothTable, 4> tables;
   std::size_t next = 0;
-  const SmoothTable& get(double p, bool graded = false) {
+  // `keep`: a table the caller still holds, never the one replaced.
+  const SmoothTable& get(double p, bool graded = false, const SmoothTable* keep = nullptr) {
     for (const SmoothTable& t : tables)
       if (t.p == p && t.graded == graded) return t;
+    if (&tables[next] == keep) next = (next + 1) % tables.size();
     SmoothTable& t = tables[next];
     next = (next + 1) % tables.size();
     for (int i = 0; i <= kSmoothSteps; ++i) {
@@ -474,6 +488,9 @@ GridTerms grid_terms(const Device& dev, const GemmProblem& p, int64_t block_m, i
   const double miss = std::min(1.0, std::max(1.0 / static_cast<double>(g.tiles_n),
                                              b_reads / static_cast<double>(g.tiles_m)));
   g.latency_us = (k.load_latency_cycles + k.miss_latency_cycles * miss) / dev.boost_clock_mhz;
+  SmoothCache& tables = smooth_cache();
+  g.smooth = k.overlap_power > 0 ? &tables.get(k.overlap_power) : nullptr;
+  g.graded = k.sm_overlap_power > 0 ? &tables.get(k.sm_overlap_power, true, g.smooth) : nullptr;
   return g;
 }
 
@@ -549,9 +566,8 @@ inline double predict_impl(const Device& dev, const GemmProblem& p, const TileCo
   const double in_step_us = k.in_step_a_ns * 1e-3 * resident / static_cast<double>(s) * t.a_row_copies;
   // A round of j programs on one SM: each one's critical path (start, first
   // load, main loop, epilogue), or the SM's resources busy with all j.
-  SmoothCache& tables = smooth_cache();
-  const SmoothTable* smooth = k.overlap_power > 0 ? &tables.get(k.overlap_power) : nullptr;
-  const SmoothTable* graded_table = k.sm_overlap_power > 0 ? &tables.get(k.sm_overlap_power, true) : nullptr;
+  const SmoothTable* smooth = g.smooth;
+  const SmoothTable* graded_table = g.graded;
   // B alone through registers with N contiguous: each warp-wide load's lanes
   // read different rows of B (about 27 sectors a request, against the few of
   // the loads narrow_access_cycles was fitted on), and every step of such a

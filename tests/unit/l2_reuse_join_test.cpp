@@ -239,5 +239,37 @@ TEST(SmOverlap, FamilyFileChecksTheOrder) {
   }
 }
 
+
+// A grid's terms fetch both orders' tables (overlap_power's, and
+// sm_overlap_power's graded one) from this thread's cache of the last four
+// orders, once per grid rather than per configuration. Fetching the second
+// must not evict the first where the cache's next slot holds it: the
+// prediction would then read one order's table as the other's.
+TEST(SmOverlap, GridTermsKeepBothOrders_WhenTheCacheIsFull) {
+  const GemmProblem p{4096, 4096, 4096};
+  const TileConfig c{128, 256, 64, 4, 256, Instr::wgmma};  // SM-bound, its round trip near its MMAs
+  KernelFamily f = default_family();
+  f.time.overlap_power = 7.25;     // orders no other test tabulates
+  f.time.sm_overlap_power = 3.75;
+  const TimeConstants k = time_for(f, DType::float16);
+  const Verdict v = diagnose(p, h200(), c, Model::calibrated, f).value();
+  const TileCosts costs =
+      detail::tile_costs(h200(), c, p, v.blocks_per_sm, v.spills, k, v.spilled_registers, v.epilogue_spilled_registers);
+  // Both orders cached: nothing is evicted.
+  (void)detail::smooth_max_graded(1.0, 0.5, 3.75);
+  (void)detail::smooth_max(1.0, 0.5, 7.25);
+  const double expected = detail::predict_us(h200(), p, costs, k, detail::grid_terms(h200(), p, 128, 256, k, f.group_m));
+  EXPECT_EQ(expected, v.predicted_us);
+  // Four misses in a row, the first overlap_power's: the next slot to
+  // replace is then overlap_power's table, and the graded order is not cached.
+  // (Four other orders first, so that each of the four is a miss.)
+  for (double q : {21.5, 23.5, 25.5, 27.5, 7.25, 11.5, 13.5, 17.5}) (void)detail::smooth_max(1.0, 0.5, q);
+  const detail::GridTerms g = detail::grid_terms(h200(), p, 128, 256, k, f.group_m);
+  EXPECT_EQ(detail::predict_us(h200(), p, costs, k, g), expected);
+  // The two tables are distinct and each still answers its own order.
+  ASSERT_NE(g.smooth, nullptr);
+  ASSERT_NE(g.graded, nullptr);
+  EXPECT_NE(g.smooth, g.graded);
+}
 }  // namespace
 }  // namespace tileplan
