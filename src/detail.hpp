@@ -132,6 +132,11 @@ double predict_us(const Device& dev, const GemmProblem& p, const TileCosts& t, c
 // stays where it fits beside a group's rows of A (the room rule).
 double grouped_dram_bytes(const Device& dev, const GemmProblem& p, int64_t block_m, int64_t group_m,
                           int64_t block_n = 0, double near_share = 0, double far_share = 0);
+// Whether f is one of shipped_families() itself (not a copy): those are
+// immutable and passed check_family when they were parsed, so a planner
+// built on one need not check it again (a from-scratch sweep's check cost
+// 2% of it).
+bool is_shipped_family(const KernelFamily& f);
 // The rule of the two shares, for a family's constants and the public
 // grouped_dram_bytes alike: near in [0, 64] L2s; both 0 (the room rule), or
 // far above near and at most 64. The error names the share at fault.

@@ -770,6 +770,14 @@ Result<KernelFamily> find_family(std::string_view name) {
   return Error{ErrorKind::not_found, "family", fmt::format("family '{}' is not one of: {}", shown, names)};
 }
 
+namespace detail {
+bool is_shipped_family(const KernelFamily& f) {
+  for (const KernelFamily& s : shipped_families())
+    if (&s == &f) return true;
+  return false;
+}
+}  // namespace detail
+
 const KernelFamily& default_family() {
   static const KernelFamily fallback{};
   for (const KernelFamily& f : shipped_families())

@@ -161,7 +161,7 @@ Result<Planner> Planner::create_shared(Device dev, Instr instr, SearchSpace spac
   if (Status s = check_config(probe); !s.ok()) return s.error();
   Result<std::size_t> size = tileplan::space_size(space);
   if (!size.ok()) return size.error();
-  if (model == Model::calibrated)
+  if (model == Model::calibrated && !detail::is_shipped_family(family))
     if (Status s = check_family(family); !s.ok()) return s.error();
   if (Status s = check_problem(first); !s.ok()) return s.error();
   for (int64_t split : space.split_k)

@@ -14,6 +14,7 @@
 #include "tileplan/device.hpp"
 #include "tileplan/family.hpp"
 #include "tileplan/planner.hpp"
+#include "../../src/detail.hpp"
 
 namespace tileplan {
 namespace {
@@ -516,6 +517,19 @@ TEST(Family, AFittedFamily_ChangesThePlan) {
   const Result<Planner> refused = Planner::create(d, Instr::wgmma, s, Model::calibrated, broken);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().param, "spill_factor");
+  // sweep() borrows its family: a broken one is refused there too.
+  const auto swept = sweep(p, d, Instr::wgmma, s, 1, Model::calibrated, broken);
+  ASSERT_FALSE(swept.ok());
+  EXPECT_EQ(swept.error().param, "spill_factor");
+}
+
+// A planner skips check_family for the shipped families themselves (checked
+// when parsed, immutable), never for a copy, however equal.
+TEST(Family, ShippedFamilies_AreKnownByAddress) {
+  for (const KernelFamily& f : shipped_families()) EXPECT_TRUE(detail::is_shipped_family(f)) << f.name;
+  EXPECT_TRUE(detail::is_shipped_family(default_family()));
+  const KernelFamily copy = default_family();
+  EXPECT_FALSE(detail::is_shipped_family(copy));
 }
 
 }  // namespace
