@@ -112,10 +112,6 @@ Status check_l2_reuse_shares(double near_share, double far_share) {
   return {};
 }
 
-}  // namespace detail
-
-namespace detail {
-
 TileCosts tile_costs(const Device& dev, const TileConfig& cfg, const GemmProblem& p, int64_t blocks_per_sm,
                      bool spills, const TimeConstants& k, double spilled_registers, double epilogue_spilled) {
   const ProblemAccess acc = problem_access(p);
