@@ -266,6 +266,7 @@ TEST(Family, EveryRule_IsAnErrorNamingTheKey) {
       {"/time/constants/l2_reuse_far_share/value", 1e12, false,
        "l2_reuse_far_share 1000000000000 must be a finite number between 0 and 1e9"},
       {"/time/constants/l2_reuse_near_share/value", nullptr, false, "must be a number"},
+      {"/time/constants/l2_reuse_near_share/value", 100, false, "l2_reuse_near_share 100 must be between 0 and 64 L2s"},
       // The epilogue rule: optional, in range when present.
       {"/registers/constants/per_narrow_c_accumulator/value", 2e6, false,
        "per_narrow_c_accumulator 2000000 must be a finite number of magnitude at most 1000000"},

@@ -109,6 +109,7 @@ TEST(L2Reuse, BadArguments_AreAnErrorNamingThem) {
                {int64_t{1} << 40, 0.36, 0.62, "block_n"},
                {256, -0.1, 0.62, "l2_reuse_near_share"},
                {256, std::nan(""), 0.62, "l2_reuse_near_share"},
+               {256, 65.0, 66.0, "l2_reuse_near_share"},
                {256, 0.62, 0.36, "l2_reuse_far_share"},
                {256, 0.4, 0.4, "l2_reuse_far_share"},
                {256, 0.4, 0.0, "l2_reuse_far_share"},
